@@ -1,0 +1,135 @@
+"""The catalog: one row per memory file, in SQLite under `.ihmt/cache/`.
+
+It answers what the files would answer, only fast: id → path, a folder's memories, what changed on
+disk since it was last looked at (mtime and size per file), counts. It is derived: `Vault` fills
+it from the files and can drop and refill it at any time. WAL mode lets readers in other processes
+read while a writer writes.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from .notes import Memory
+
+SCHEMA_VERSION = 1
+_COLUMNS = ("path", "id", "folder", "title", "type", "status", "date", "created", "pinned", "tags",
+            "supersedes", "superseded_by", "source", "first_line", "keywords", "mtime_ns", "size")
+_JSON = {"tags", "supersedes", "superseded_by", "keywords"}
+
+
+class Row(dict):
+    """A catalog row; attribute access for readability (`row.title`)."""
+
+    __getattr__ = dict.__getitem__
+
+
+class Catalog:
+    def __init__(self, file: Path):
+        file.parent.mkdir(parents=True, exist_ok=True)
+        self.file = file
+        self.db = sqlite3.connect(str(file), timeout=30, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version != SCHEMA_VERSION:
+            self.db.executescript("DROP TABLE IF EXISTS memories; DROP TABLE IF EXISTS meta;")
+        self.db.executescript(f"""
+            CREATE TABLE IF NOT EXISTS memories (
+                path TEXT PRIMARY KEY, id TEXT, folder TEXT, title TEXT, type TEXT, status TEXT,
+                date TEXT, created TEXT, pinned INTEGER, tags TEXT, supersedes TEXT,
+                superseded_by TEXT, source TEXT, first_line TEXT, keywords TEXT,
+                mtime_ns INTEGER, size INTEGER);
+            CREATE INDEX IF NOT EXISTS memories_id ON memories(id);
+            CREATE INDEX IF NOT EXISTS memories_folder ON memories(folder);
+            CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+            PRAGMA user_version = {SCHEMA_VERSION};
+        """)
+
+    def close(self):
+        self.db.close()
+
+    # -- writing ----------------------------------------------------------------------------------
+    def upsert(self, memory: Memory, first_line: str, keywords: list[str], mtime_ns: int, size: int):
+        values = {
+            "path": memory.path, "id": memory.id, "folder": memory.folder, "title": memory.title,
+            "type": memory.type, "status": memory.status, "date": memory.date,
+            "created": memory.created, "pinned": int(memory.pinned), "tags": memory.tags,
+            "supersedes": memory.supersedes, "superseded_by": memory.superseded_by,
+            "source": memory.source, "first_line": first_line, "keywords": keywords,
+            "mtime_ns": mtime_ns, "size": size,
+        }
+        row = [json.dumps(values[c], ensure_ascii=False) if c in _JSON else values[c] for c in _COLUMNS]
+        self.db.execute(f"INSERT OR REPLACE INTO memories ({','.join(_COLUMNS)}) "
+                        f"VALUES ({','.join('?' * len(_COLUMNS))})", row)
+
+    def delete(self, path: str):
+        self.db.execute("DELETE FROM memories WHERE path = ?", (path,))
+
+    def clear(self):
+        self.db.execute("DELETE FROM memories")
+
+    def transaction(self):
+        return _Transaction(self.db)
+
+    def set_meta(self, key: str, value: str):
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    # -- reading ----------------------------------------------------------------------------------
+    def _rows(self, where: str = "", args: tuple = (), order: str = "path") -> list[Row]:
+        cur = self.db.execute(f"SELECT {','.join(_COLUMNS)} FROM memories {where} ORDER BY {order}", args)
+        return [Row({c: json.loads(v) if c in _JSON and v else ([] if c in _JSON else v)
+                     for c, v in zip(_COLUMNS, r)}) for r in cur]
+
+    def by_id(self, id: str) -> list[Row]:
+        return self._rows("WHERE id = ?", (id,))
+
+    def by_path(self, path: str) -> Row | None:
+        rows = self._rows("WHERE path = ?", (path,))
+        return rows[0] if rows else None
+
+    def in_folder(self, folder: str) -> list[Row]:
+        return self._rows("WHERE folder = ?", (folder,))
+
+    def under(self, folder: str) -> list[Row]:
+        if not folder:
+            return self._rows()
+        return self._rows("WHERE folder = ? OR folder LIKE ? ESCAPE '\\'",
+                          (folder, folder.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"))
+
+    def all(self) -> list[Row]:
+        return self._rows()
+
+    def stamps(self) -> dict[str, tuple[int, int]]:
+        return {p: (m, s) for p, m, s in self.db.execute("SELECT path, mtime_ns, size FROM memories")}
+
+    def duplicate_ids(self) -> list[tuple[str, list[str]]]:
+        cur = self.db.execute("SELECT id, group_concat(path, '\n') FROM memories WHERE id != '' "
+                              "GROUP BY id HAVING count(*) > 1 ORDER BY id")
+        return [(i, sorted(p.split("\n"))) for i, p in cur]
+
+    def count(self, where: str = "", args: tuple = ()) -> int:
+        return self.db.execute(f"SELECT count(*) FROM memories {where}", args).fetchone()[0]
+
+    def recent(self, limit: int) -> list[Row]:
+        return self._rows("WHERE status = 'active'", (), "coalesce(date, substr(created, 1, 10)) DESC, created DESC, path"
+                          f" LIMIT {int(limit)}")
+
+    def pinned(self) -> list[Row]:
+        return self._rows("WHERE pinned = 1 AND status != 'archived'")
+
+
+class _Transaction:
+    def __init__(self, db):
+        self.db = db
+
+    def __enter__(self):
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type, *_):
+        self.db.execute("ROLLBACK" if exc_type else "COMMIT")

@@ -1,0 +1,73 @@
+"""Vault settings: one declarative, validated schema read from `.ihmt/config.toml`.
+
+Only the composition root (`Vault.open`) reads the file; every other module receives a `Config`.
+An unknown key or a value of the wrong type is a `BadInput` naming the key, so a typo never
+silently falls back to a default.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from .errors import BadInput
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+CONFIG_PATH = ".ihmt/config.toml"
+
+
+@dataclass(frozen=True)
+class Config:
+    title: str = "Memory"                 # the root summary's title
+    branch_factor: int = 16               # a folder with more direct memories is split
+    max_depth: int = 6                    # deepest folder level below the root
+    lock_timeout: float = 10.0            # seconds a writer waits for the vault lock
+    brief_tokens: int = 2000              # budget of `brief`
+    search_tokens: int = 900              # budget of a compact search answer
+    refresh_interval: float = 1.0         # seconds between scans for files changed outside the tool
+    default_source: str = "ihmt"          # `source` and `Agent` when the caller names none
+
+    def __post_init__(self):
+        if not 2 <= self.branch_factor <= 1000:
+            raise BadInput(f"{CONFIG_PATH}: branch_factor must be between 2 and 1000, not {self.branch_factor}")
+        if not 1 <= self.max_depth <= 6:
+            raise BadInput(f"{CONFIG_PATH}: max_depth must be between 1 and 6, not {self.max_depth}")
+        for name in ("lock_timeout", "refresh_interval"):
+            if getattr(self, name) < 0:
+                raise BadInput(f"{CONFIG_PATH}: {name} must not be negative")
+        for name in ("brief_tokens", "search_tokens"):
+            if getattr(self, name) < 100:
+                raise BadInput(f"{CONFIG_PATH}: {name} must be at least 100")
+
+    @classmethod
+    def load(cls, vault_root: Path) -> "Config":
+        path = vault_root / CONFIG_PATH
+        if not path.exists():
+            return cls()
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+            raise BadInput(f"{path}: not valid TOML ({e}); fix it or delete it to use the defaults") from None
+        section = raw.get("vault", {})
+        known = {f.name: f.type for f in fields(cls)}
+        values = {}
+        for key, value in section.items():
+            if key not in known:
+                raise BadInput(f"{path}: unknown setting [vault].{key}; known: {', '.join(known)}")
+            default = getattr(cls, key)
+            ok = isinstance(value, type(default)) or (isinstance(default, float) and isinstance(value, int))
+            if not ok or isinstance(value, bool) and not isinstance(default, bool):
+                raise BadInput(f"{path}: [vault].{key} must be a {type(default).__name__}, not {value!r}")
+            values[key] = type(default)(value)
+        return cls(**values)
+
+    def to_toml(self) -> str:
+        lines = ["# IHMT Vault settings. Delete a line to use its default.", "[vault]"]
+        for f in fields(self):
+            value = getattr(self, f.name)
+            lines.append(f"{f.name} = {value!r}" if not isinstance(value, str) else f'{f.name} = "{value}"')
+        return "\n".join(lines) + "\n"

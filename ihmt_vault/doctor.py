@@ -1,0 +1,128 @@
+"""`doctor`: find what is inconsistent in a vault, and repair what can be repaired in one commit.
+
+Findings, by kind:
+- interrupted   an operation a crash cut short (the journal is still there): completed
+- temp-file     a temporary file left by a killed write: deleted
+- broken        a file that cannot be read as a memory: reported, never rewritten (a person's text)
+- missing-keys  a hand-written memory without id/title/created: filled in, other keys untouched
+- duplicate-id  two files with one id: the later one gets a new id
+- outside-tree  a memory at the vault root or deeper than max_depth: moved into the tree
+- dangling      supersedes/superseded_by naming an id that is not in the vault: reported
+- stale-summary an index.md that differs from what its folder generates: regenerated
+- uncommitted   memory or summary files changed but not committed: committed as an edit
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+
+from . import notes, tree
+from .errors import VaultError
+
+
+def examine(v) -> list:
+    from .vault import Problem
+    problems: list[Problem] = []
+    if v._journal.exists():
+        problems.append(Problem("interrupted", v._journal.relative_to(v.root).as_posix(),
+                                "an operation was interrupted before its commit"))
+    for dirpath, dirnames, filenames in os.walk(v.root):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        for name in filenames:
+            if name.endswith(".ihmt-tmp"):
+                rel = os.path.relpath(os.path.join(dirpath, name), v.root)
+                problems.append(Problem("temp-file", rel, "temporary file left by an interrupted write"))
+    v.refresh(force=True)
+    ids = set()
+    for rel in sorted(v._scan()):
+        try:
+            m = v._read(rel)
+        except VaultError as e:
+            problems.append(Problem("broken", rel, str(e), repairable=False))
+            continue
+        if m.missing:
+            problems.append(Problem("missing-keys", rel, f"front matter lacks {', '.join(m.missing)}"))
+        if m.id:
+            ids.add(m.id)
+        depth = tree.depth(m.folder)
+        if depth == 0 or depth > v.config.max_depth:
+            problems.append(Problem("outside-tree", rel, "memory at the vault root" if depth == 0
+                                    else f"deeper than max_depth {v.config.max_depth}"))
+    for id_, paths in v.catalog.duplicate_ids():
+        problems.append(Problem("duplicate-id", paths[-1], f"id {id_} is also used by {', '.join(paths[:-1])}"))
+    for row in v.catalog.all():
+        for ref in row.supersedes + row.superseded_by:
+            if ref not in ids:
+                problems.append(Problem("dangling", row.path, f"refers to id {ref}, which is not in the vault",
+                                        repairable=False))
+    for folder in sorted(v._all_folders(), key=lambda f: (-tree.depth(f), f)):
+        expected = v._render_folder(folder)
+        rel = f"{folder}/{tree.INDEX}" if folder else tree.INDEX
+        try:
+            actual = v._abs(rel).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            actual = None
+        if expected != actual:
+            problems.append(Problem("stale-summary", rel, "summary is missing or out of date"))
+    for rel in uncommitted(v):
+        problems.append(Problem("uncommitted", rel, "changed but not committed"))
+    return problems
+
+
+def uncommitted(v) -> list[str]:
+    """Memory and summary paths that differ from HEAD (or are untracked)."""
+    r = subprocess.run(["git", "status", "--porcelain", "-z", "--untracked-files=all", "--",
+                        v.repo.prefix or "."], cwd=v.repo.top, capture_output=True, text=True)
+    out, entries = [], r.stdout.split("\0")
+    i = 0
+    while i < len(entries):
+        entry = entries[i]
+        i += 1
+        if len(entry) < 4:
+            continue
+        if entry[0] in "RC":
+            i += 1  # the rename's source follows
+        rel = v.repo.vault_path(entry[3:])
+        if rel and (v._is_memory_path(rel) or rel.endswith(tree.INDEX)):
+            out.append(rel)
+    return sorted(out)
+
+
+def fix(v, problems: list) -> None:
+    kinds = {p.kind for p in problems}
+    with v._transaction("edit", f"doctor: repair {len([p for p in problems if p.repairable])} problems",
+                        [("Memory-Op", "edit")]) as tx:
+        for p in problems:
+            if p.kind == "temp-file":
+                (v.root / p.path).unlink(missing_ok=True)
+            elif p.kind == "uncommitted":
+                tx.paths.add(p.path)
+                tx.folders.add(p.path.rpartition("/")[0])
+        for p in problems:
+            if p.kind == "missing-keys" and (v.root / p.path).exists():
+                m = v._read(p.path)
+                fill = {"id": m.id or notes.new_id(), "title": m.title,
+                        "created": m.created or _first_commit_time(v, p.path) or notes.now_timestamp()}
+                tx.edit(m, {k: fill[k] for k in m.missing})
+            elif p.kind == "duplicate-id":
+                tx.edit(v._read(p.path), {"id": notes.new_id()})
+        for p in problems:
+            if p.kind == "outside-tree" and (v.root / p.path).exists():
+                m = v._read(p.path)
+                if tree.depth(m.folder) == 0:
+                    from .vault import _Placer
+                    dest = _Placer(v).place(tree.keywords(m.title, m.body, m.tags))
+                else:
+                    dest = "/".join(m.folder.split("/")[: v.config.max_depth])
+                tx.move(p.path, dest)
+        if kinds & {"stale-summary", "missing-keys", "duplicate-id", "outside-tree", "uncommitted"}:
+            tx.folders.update(v._all_folders())
+
+
+def _first_commit_time(v, rel: str) -> str | None:
+    log = v.repo.log(rel)
+    if not log:
+        return None
+    import datetime as dt
+    when = dt.datetime.fromisoformat(log[-1].date).astimezone(dt.timezone.utc)
+    return when.replace(tzinfo=None, microsecond=0).isoformat() + "Z"

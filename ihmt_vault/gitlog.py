@@ -1,0 +1,189 @@
+"""Git: commits written through the command line's plumbing, history read from the log.
+
+Why plumbing and a private index (STACK-NOTES.md, "Git"): `git commit -- paths` lstats every tracked
+file and GitPython's IndexFile rewrites the whole index in Python, both O(vault) per save. We keep
+our own index file mirroring HEAD in the git dir, update only the paths an operation wrote, and
+`write-tree` → `commit-tree` → `update-ref HEAD new old`. That commits exactly those paths — never
+a person's unrelated staged or unstaged changes — and the old value in `update-ref` is an
+optimistic lock against anyone committing at the same moment. The person's own index is then
+updated for the same paths only, so `git status` stays clean.
+
+Errors: a git command that fails raises `GitError` with git's own message (a bug or a broken repo,
+not a user mistake); `VaultError`s are raised by the callers.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ZERO = "0" * 40
+_TRAILER = re.compile(r"^([A-Za-z][A-Za-z0-9-]*): (.*)$")
+
+
+class GitError(RuntimeError):
+    pass
+
+
+def _identity_env() -> dict:
+    """Commits need an author; a fresh machine may have none configured."""
+    env = {}
+    probe = subprocess.run(["git", "var", "GIT_COMMITTER_IDENT"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        env = {"GIT_AUTHOR_NAME": "IHMT Vault", "GIT_AUTHOR_EMAIL": "ihmt@localhost",
+               "GIT_COMMITTER_NAME": "IHMT Vault", "GIT_COMMITTER_EMAIL": "ihmt@localhost"}
+    return env
+
+
+def work_tree_of(path: Path) -> Path | None:
+    """The top of the git work tree containing `path`, or None."""
+    r = subprocess.run(["git", "-C", str(path), "rev-parse", "--show-toplevel"],
+                       capture_output=True, text=True)
+    return Path(r.stdout.strip()) if r.returncode == 0 else None
+
+
+def init_repo(path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(path)], check=True, capture_output=True)
+
+
+def parse_trailers(message: str) -> dict[str, list[str]]:
+    """Trailers of the message's last paragraph: {"Memory-Id": [...], "Memory-Op": ["save"]}."""
+    paragraphs = message.strip().split("\n\n")
+    out: dict[str, list[str]] = {}
+    if len(paragraphs) < 2:
+        return out
+    for line in paragraphs[-1].splitlines():
+        m = _TRAILER.match(line.strip())
+        if m:
+            out.setdefault(m.group(1), []).append(m.group(2).strip())
+    return out
+
+
+def message(subject: str, trailers: list[tuple[str, str]], body: str = "") -> str:
+    parts = [subject.replace("\n", " ")[:200]]
+    if body:
+        parts.append(body)
+    parts.append("\n".join(f"{k}: {v}" for k, v in trailers if v))
+    return "\n\n".join(parts) + "\n"
+
+
+@dataclass
+class Commit:
+    sha: str
+    date: str
+    author: str
+    subject: str
+    trailers: dict[str, list[str]] = field(default_factory=dict)
+    paths: list[str] = field(default_factory=list)
+
+    @property
+    def op(self) -> str:
+        return (self.trailers.get("Memory-Op") or ["edit"])[0]
+
+    @property
+    def agent(self) -> str:
+        return (self.trailers.get("Agent") or [self.author])[0]
+
+
+class Repo:
+    """The git repository holding a vault (the vault may be a sub-folder of it)."""
+
+    def __init__(self, vault_root: Path):
+        top = work_tree_of(vault_root)
+        if top is None:
+            raise GitError(f"{vault_root} is not inside a git work tree")
+        self.top = top.resolve()
+        self.prefix = vault_root.resolve().relative_to(self.top).as_posix()
+        self.prefix = "" if self.prefix == "." else self.prefix
+        self.git_dir = Path(self.run("rev-parse", "--absolute-git-dir").strip())
+        self._private_index = self.git_dir / "ihmt-index"
+        self._env = {**os.environ, **_identity_env()}
+
+    # -- running git ------------------------------------------------------------------------------
+    def run(self, *args: str, input: str | None = None, env: dict | None = None, check: bool = True) -> str:
+        r = subprocess.run(["git", *args], cwd=self.top, input=input, capture_output=True,
+                           text=True, env=env or getattr(self, "_env", None))
+        if check and r.returncode != 0:
+            raise GitError(f"git {args[0]} failed: {r.stderr.strip() or r.stdout.strip()}")
+        return r.stdout
+
+    def repo_path(self, vault_path: str) -> str:
+        """A vault-relative path as a path relative to the top of the work tree."""
+        return f"{self.prefix}/{vault_path}" if self.prefix else vault_path
+
+    def vault_path(self, repo_path: str) -> str | None:
+        if not self.prefix:
+            return repo_path
+        return repo_path[len(self.prefix) + 1:] if repo_path.startswith(self.prefix + "/") else None
+
+    def head(self) -> str | None:
+        out = self.run("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).strip()
+        return out or None
+
+    # -- writing ----------------------------------------------------------------------------------
+    def commit(self, vault_paths: list[str], msg: str) -> str | None:
+        """Commit exactly these vault paths (added, changed or deleted) as one commit.
+
+        Returns the new commit, or None when the paths did not change anything.
+        """
+        paths = sorted({self.repo_path(p) for p in vault_paths})
+        if not paths:
+            return None
+        env = {**self._env, "GIT_INDEX_FILE": str(self._private_index)}
+        stdin = "\0".join(paths) + "\0"
+        for _attempt in range(5):
+            head = self.head()
+            marker = self._private_index.with_suffix(".head")
+            if not self._private_index.exists() or (marker.read_text() if marker.exists() else "") != (head or ""):
+                self.run("read-tree", head or "--empty", env=env)
+            self.run("update-index", "--add", "--remove", "-z", "--stdin", input=stdin, env=env)
+            tree = self.run("write-tree", env=env).strip()
+            if head and self.run("rev-parse", f"{head}^{{tree}}").strip() == tree:
+                marker.write_text(head)
+                return None
+            parents = ["-p", head] if head else []
+            new = self.run("commit-tree", tree, *parents, "-F", "-", input=msg, env=env).strip()
+            moved = subprocess.run(["git", "update-ref", "-m", f"ihmt: {msg.splitlines()[0]}", "HEAD", new,
+                                    head or ZERO], cwd=self.top, capture_output=True, text=True, env=self._env)
+            if moved.returncode == 0:
+                marker.write_text(new)
+                # Keep the person's index in step for these paths only, so `git status` stays clean.
+                self.run("update-index", "--add", "--remove", "-z", "--stdin", input=stdin)
+                return new
+            marker.unlink(missing_ok=True)  # someone else committed: mirror their HEAD and retry
+        raise GitError("HEAD kept moving while committing; try again")
+
+    # -- reading ----------------------------------------------------------------------------------
+    def log(self, vault_path: str | None = None, follow: bool = False, max_count: int | None = None,
+            until: str | None = None) -> list[Commit]:
+        args = ["log", "--format=%x1e%H%x1f%aI%x1f%an%x1f%B%x1f", "--name-only"]
+        if follow:
+            args.append("--follow")
+        if max_count:
+            args.append(f"--max-count={max_count}")
+        if until:
+            args.append(f"--until={until}")
+        args += ["--", self.repo_path(vault_path) if vault_path else (self.prefix or ".")]
+        if self.head() is None:
+            return []
+        commits = []
+        for record in self.run(*args).split("\x1e")[1:]:
+            sha, date, author, body, names = record.split("\x1f")
+            paths = [v for n in names.split("\n") if n.strip() and (v := self.vault_path(n.strip()))]
+            commits.append(Commit(sha, date, author, body.split("\n", 1)[0], parse_trailers(body), paths))
+        return commits
+
+    def show(self, rev: str, vault_path: str) -> str | None:
+        r = subprocess.run(["git", "show", f"{rev}:{self.repo_path(vault_path)}"], cwd=self.top,
+                           capture_output=True, text=True, env=self._env)
+        return r.stdout if r.returncode == 0 else None
+
+    def changed_since(self, rev: str) -> list[str] | None:
+        """Vault paths changed between `rev` and HEAD, or None if `rev` is unknown."""
+        r = subprocess.run(["git", "diff", "--name-only", "--no-renames", rev, "HEAD", "--",
+                            self.prefix or "."], cwd=self.top, capture_output=True, text=True)
+        if r.returncode != 0:
+            return None
+        return [v for n in r.stdout.splitlines() if (v := self.vault_path(n))]

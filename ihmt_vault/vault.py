@@ -1,0 +1,856 @@
+"""The vault: the one object every front end talks to.
+
+A `Vault` owns the write transaction. Every operation that changes the vault:
+
+1. takes the vault lock (one writer at a time across processes; `LockTimeout` after the timeout),
+2. finishes any operation a crash interrupted (the journal, below),
+3. validates all its input before touching the disk (`BadInput`; nothing written),
+4. writes files atomically, recording each path in the journal first,
+5. refreshes the catalog and regenerates the `index.md` chain of every touched folder bottom-up,
+6. commits exactly the paths it touched as one commit with the DESIGN.md trailers,
+7. updates the search index, then clears the journal.
+
+Invariants: a memory file is never half-written (atomic rename); a crash at any point leaves
+files that are either committed or listed in the journal, which the next write or
+`doctor(repair=True)` completes; the catalog and the search index are caches of the files and are
+rebuilt when missing, corrupt or behind. Reads never take the lock.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+from collections import Counter
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+import yaml
+
+from . import gitlog, notes, tree
+from .catalog import Catalog, Row
+from .config import CONFIG_PATH, Config
+from .errors import BadInput, BrokenFile, NotAVault, NotFound, VaultError
+from .lock import VaultLock
+from .notes import Memory
+
+CACHE = ".ihmt/cache"
+GITIGNORE = ".ihmt/cache/\n.ihmt/vault.lock\n"
+GITATTRIBUTES = "# Generated summaries: collapsed in diffs on git hosts.\nindex.md linguist-generated=true\n"
+# Files at the vault root that are documentation, not memories.
+ROOT_DOCS = {"readme.md", "claude.md", "agents.md", "license.md", "changelog.md"}
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+Progress = Callable[[int, int], None]
+
+
+def default_path() -> Path:
+    env = os.environ.get("IHMT_VAULT")
+    return Path(env).expanduser() if env else Path.home() / ".ihmt" / "vault"
+
+
+@dataclass
+class Problem:
+    """A finding of `doctor`: what is wrong, where, and whether `repair` fixes it."""
+
+    kind: str
+    path: str
+    message: str
+    repairable: bool = True
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "path": self.path, "message": self.message, "repairable": self.repairable}
+
+
+@dataclass
+class Change:
+    """One commit in a memory's history."""
+
+    sha: str
+    date: str
+    op: str
+    agent: str
+    subject: str
+    path: str = ""
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+class Vault:
+    # -- opening ----------------------------------------------------------------------------------
+    def __init__(self, root: Path, config: Config):
+        self.root = root
+        self.config = config
+        self.repo = gitlog.Repo(root)
+        self.lock = VaultLock(root / ".ihmt" / "vault.lock", config.lock_timeout)
+        self.catalog = Catalog(root / CACHE / "catalog.sqlite")
+        self._index = None
+        self._last_refresh = float("-inf")
+
+    @classmethod
+    def init(cls, path: str | Path, title: str | None = None) -> "Vault":
+        """Create a vault at `path` (idempotent: an existing vault is opened, never clobbered)."""
+        root = Path(path).expanduser()
+        if (root / CONFIG_PATH).exists():
+            return cls.open(root)
+        if root.exists() and not root.is_dir():
+            raise BadInput(f"{root}: exists and is not a folder; choose another path")
+        root.mkdir(parents=True, exist_ok=True)
+        root = root.resolve()
+        if gitlog.work_tree_of(root) is None:
+            gitlog.init_repo(root)
+        config = Config(title=title) if title else Config()
+        written = []
+        for rel, text in ((CONFIG_PATH, config.to_toml()), (".gitignore", GITIGNORE),
+                          (".gitattributes", GITATTRIBUTES)):
+            file = root / rel
+            if not file.exists():
+                notes.write_atomic(file, text)
+                written.append(rel)
+            elif rel == ".gitignore" and ".ihmt/cache/" not in file.read_text(encoding="utf-8", errors="replace"):
+                notes.write_atomic(file, file.read_text(encoding="utf-8") .rstrip("\n") + "\n" + GITIGNORE)
+                written.append(rel)
+        vault = cls(root, config)
+        with vault._transaction("", f"init: {config.title}", []) as tx:  # no memory, no Memory-Op
+            tx.paths.update(written)
+            tx.paths.update(vault._scan())  # a folder of notes becomes a vault with its notes
+            tx.folders.add("")
+            tx.folders.update(vault._all_folders())
+        return vault
+
+    @classmethod
+    def open(cls, path: str | Path | None = None) -> "Vault":
+        """Open the vault at `path`; with no path, `$IHMT_VAULT` or `~/.ihmt/vault` (created on first use)."""
+        if path is None:
+            root = default_path()
+            if not (root / CONFIG_PATH).exists():
+                return cls.init(root)
+        else:
+            root = Path(path).expanduser()
+        if not root.is_dir():
+            raise NotAVault(f"{root}: no such folder; create a vault with 'ihmt init {root}'")
+        if not (root / CONFIG_PATH).exists():
+            raise NotAVault(f"{root}: not a vault (no {CONFIG_PATH}); create one with 'ihmt init {root}'")
+        root = root.resolve()
+        if gitlog.work_tree_of(root) is None:
+            raise NotAVault(f"{root}: the vault is not inside a git repository; run 'git init' there")
+        return cls(root, Config.load(root))
+
+    def close(self):
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+        self.catalog.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def index(self):
+        if self._index is None:
+            from .search import SearchIndex  # Whoosh is loaded only by what searches
+            self._index = SearchIndex(self.root / CACHE)
+        return self._index
+
+    # -- files ------------------------------------------------------------------------------------
+    def _abs(self, rel: str) -> Path:
+        return self.root / rel
+
+    def _is_memory_path(self, rel: str) -> bool:
+        parts = rel.split("/")
+        if not rel.endswith(".md") or parts[-1] == tree.INDEX:
+            return False
+        if any(p.startswith(".") for p in parts):
+            return False
+        return not (len(parts) == 1 and parts[0].lower() in ROOT_DOCS)
+
+    def _scan(self) -> dict[str, tuple[int, int]]:
+        """Every memory file on disk with its (mtime_ns, size)."""
+        found = {}
+        stack = [("", self.root)]
+        while stack:
+            prefix, folder = stack.pop()
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for e in entries:
+                if e.name.startswith("."):
+                    continue
+                rel = f"{prefix}{e.name}"
+                if e.is_dir(follow_symlinks=False):
+                    stack.append((rel + "/", e.path))
+                elif self._is_memory_path(rel):
+                    st = e.stat(follow_symlinks=False)
+                    found[rel] = (st.st_mtime_ns, st.st_size)
+        return found
+
+    def _all_folders(self) -> set[str]:
+        folders = {""}
+        for rel in self._scan():
+            folders.update(tree.parents(rel.rpartition("/")[0]))
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+            rel = Path(dirpath).relative_to(self.root).as_posix()
+            if rel != "." and tree.INDEX in filenames:
+                folders.add(rel)
+        return folders
+
+    def _subfolders(self, folder: str) -> list[str]:
+        try:
+            entries = os.scandir(self._abs(folder) if folder else self.root)
+            return sorted(e.name for e in entries if e.is_dir(follow_symlinks=False) and not e.name.startswith("."))
+        except OSError:
+            return []
+
+    def _read(self, rel: str) -> Memory:
+        file = self._abs(rel)
+        try:
+            return notes.read_memory(file, rel)
+        except FileNotFoundError:
+            raise NotFound(f"{rel}: no such memory file") from None
+        except IsADirectoryError:
+            raise BadInput(f"{rel}: is a folder; give a memory file or use 'ihmt tree'") from None
+
+    def _catalog_file(self, rel: str) -> Memory | None:
+        """Parse a file and put it in the catalog; a broken file is left out (doctor reports it)."""
+        try:
+            m = self._read(rel)
+            st = self._abs(rel).stat()
+        except (BrokenFile, NotFound):
+            self.catalog.delete(rel)
+            return None
+        self.catalog.upsert(m, notes.first_line(m.body), tree.keywords(m.title, m.body, m.tags), st.st_mtime_ns, st.st_size)
+        return m
+
+    # -- freshness --------------------------------------------------------------------------------
+    def refresh(self, force: bool = False) -> None:
+        """Bring the catalog and the search index up to date with files changed outside the tool.
+
+        Runs at most every `refresh_interval` seconds, and only if the vault lock is free at once:
+        readers never wait for a writer (whose own changes are indexed by the writer itself).
+        """
+        if not force and time.monotonic() - self._last_refresh < self.config.refresh_interval:
+            return
+        try:
+            with self.lock.held(timeout=None if force else 0):
+                self._sync_caches()
+        except VaultError:
+            return
+        self._last_refresh = time.monotonic()
+
+    def _sync_caches(self) -> None:
+        on_disk = self._scan()
+        known = self.catalog.stamps()
+        changed = [p for p, st in on_disk.items() if known.get(p) != st]
+        deleted = [p for p in known if p not in on_disk]
+        state = self.index.state()
+        generation = self.catalog.meta("generation")
+        if state is None or state.get("generation") != generation:
+            self._rebuild_caches()
+        elif changed or deleted:
+            self._update_caches(changed, deleted, set())
+
+    def _update_caches(self, changed: Iterable[str], deleted: Iterable[str], summaries: set[str]) -> None:
+        docs, gone = [], []
+        before = self.catalog.meta("generation")
+        with self.catalog.transaction():
+            for rel in deleted:
+                row = self.catalog.by_path(rel)
+                self.catalog.delete(rel)
+                if row:
+                    gone.append(row.id or f"path:{rel}")
+            for rel in changed:
+                old = self.catalog.by_path(rel)
+                m = self._catalog_file(rel)
+                if old and (m is None or (old.id or f"path:{rel}") != (m.id or f"path:{rel}")):
+                    gone.append(old.id or f"path:{rel}")
+                if m:
+                    docs.append(_memory_doc(m))
+            generation = self._bump_generation()
+        state = self.index.state()
+        if state is None or state.get("generation") != before:
+            self._rebuild_index(generation)  # the index missed changes (lost, or a crash): start over
+            return
+        for folder in summaries:
+            doc = self._summary_doc(folder)
+            if doc:
+                docs.append(doc)
+            else:
+                gone.append(f"dir:{folder}")
+        from .search import IndexUnavailable
+        try:
+            self.index.apply(docs, gone, {"generation": generation})
+        except IndexUnavailable:
+            self._rebuild_index(generation)
+
+    def _bump_generation(self) -> str:
+        """Count catalog changes; the search index records the count it reflects."""
+        generation = str(int(self.catalog.meta("generation") or 0) + 1)
+        self.catalog.set_meta("generation", generation)
+        return generation
+
+    def _rebuild_caches(self, progress: Progress | None = None) -> int:
+        """Refill the catalog and the search index from the files."""
+        paths = sorted(self._scan())
+        with self.catalog.transaction():
+            self.catalog.clear()
+            for i, rel in enumerate(paths):
+                self._catalog_file(rel)
+                if progress:
+                    progress(i + 1, len(paths))
+            generation = self._bump_generation()
+        self._rebuild_index(generation)
+        return len(paths)
+
+    def _rebuild_index(self, generation: str) -> None:
+        def docs():
+            for row in self.catalog.all():
+                try:
+                    yield _memory_doc(self._read(row.path))
+                except VaultError:
+                    continue
+            for folder in sorted(self._all_folders()):
+                doc = self._summary_doc(folder)
+                if doc:
+                    yield doc
+        self.index.rebuild(docs(), {"generation": generation})
+
+    def _render_folder(self, folder: str) -> str | None:
+        """The index.md a folder should have now (None: an empty topic, to be removed)."""
+        subs = [i for name in self._subfolders(folder)
+                if (i := _folder_info(self, f"{folder}/{name}" if folder else name))]
+        rows = self.catalog.in_folder(folder)
+        if folder and not rows and not subs:
+            return None
+        title = self.config.title if not folder else tree.humanize(folder.rpartition("/")[2])
+        text, _ = tree.render_summary(folder, title, rows, subs, lambda i: (self.catalog.by_id(i) or [None])[0])
+        return text
+
+    def _summary_doc(self, folder: str):
+        from .search import Doc
+        rel = f"{folder}/{tree.INDEX}" if folder else tree.INDEX
+        try:
+            text = self._abs(rel).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        block, body = notes.split_front_matter(text)
+        meta = _safe_yaml(block)
+        return Doc(key=f"dir:{folder}", kind="summary", path=rel, folder=folder, depth=tree.depth(folder),
+                   title=str(meta.get("title") or tree.humanize(folder.rpartition("/")[2]) or self.config.title),
+                   body=body, tags=[str(k) for k in meta.get("keywords") or []])
+
+    # -- the write transaction --------------------------------------------------------------------
+    @contextmanager
+    def _transaction(self, op: str, subject: str, trailers: list[tuple[str, str]], agent: str | None = None):
+        with self.lock.held():
+            self._recover()
+            tx = _Tx(self, op, subject, trailers, agent or self.config.default_source)
+            yield tx
+            tx.finish()
+        self._last_refresh = time.monotonic()
+
+    @property
+    def _journal(self) -> Path:
+        return self.root / CACHE / "journal.jsonl"
+
+    def _recover(self) -> list[str]:
+        """Finish an operation a crash interrupted: commit what the journal says it touched."""
+        if not self._journal.exists():
+            return []
+        lines = [json.loads(l) for l in self._journal.read_text(encoding="utf-8").splitlines() if l.strip().startswith("{")]
+        if not lines:
+            self._journal.unlink()
+            return []
+        head, paths = lines[0], [l["path"] for l in lines[1:] if "path" in l]
+        tx = _Tx(self, head.get("op", "edit"), head.get("subject", "repair"), [("Recovered", "true")],
+                 head.get("agent", "ihmt"), journal=False)
+        tx.paths.update(paths)
+        tx.folders.update(p.rpartition("/")[0] for p in paths if self._is_memory_path(p))
+        tx.finish()
+        return paths
+
+    # -- reading ----------------------------------------------------------------------------------
+    def resolve(self, id_or_path: str) -> str:
+        """The vault-relative path of a memory given its id or its path."""
+        ref = id_or_path.strip()
+        if not ref or "\0" in ref:
+            raise BadInput("give a memory id or a path inside the vault")
+        rel = self._safe_rel(ref)
+        if rel and self._is_memory_path(rel) and self._abs(rel).is_file():
+            return rel
+        self.refresh()
+        rows = self.catalog.by_id(ref)
+        if not rows and self._journal.exists() is False and not self.catalog.count():
+            self.refresh(force=True)
+            rows = self.catalog.by_id(ref)
+        if len(rows) > 1:
+            raise VaultError(f"id {ref} is used by {len(rows)} files ({', '.join(r.path for r in rows)}); run 'ihmt doctor --repair'")
+        if not rows:
+            raise NotFound(f"{ref}: no memory with this id or path; try 'ihmt search'")
+        return rows[0].path
+
+    def _safe_rel(self, ref: str) -> str | None:
+        """`ref` as a vault-relative path if it names one inside the vault, else None."""
+        p = Path(ref).expanduser()
+        full = (p if p.is_absolute() else self.root / p).resolve()
+        try:
+            rel = full.relative_to(self.root).as_posix()
+        except ValueError:
+            if "/" in ref or p.is_absolute():
+                raise BadInput(f"{ref}: is outside the vault {self.root}; give a path inside it") from None
+            return None
+        return rel
+
+    def get(self, id_or_path: str) -> Memory:
+        return self._read(self.resolve(id_or_path))
+
+    def history(self, id_or_path: str) -> list[Change]:
+        rel = self.resolve(id_or_path)
+        return [Change(c.sha, c.date, c.op, c.agent, c.subject, rel)
+                for c in self.repo.log(rel, follow=True)]
+
+    def tree(self, depth: int = 2) -> dict:
+        """The topic tree down to `depth` levels: folders with counts, memories as title lines."""
+        self.refresh()
+        by_folder: dict[str, list[Row]] = {}
+        for r in self.catalog.all():
+            by_folder.setdefault(r.folder, []).append(r)
+
+        def node(folder: str, level: int) -> dict:
+            subs = [f"{folder}/{s}" if folder else s for s in self._subfolders(folder)]
+            rows = sorted(by_folder.get(folder, []), key=tree._sort_key)
+            count = sum(len(v) for k, v in by_folder.items() if k == folder or k.startswith(folder + "/") or not folder)
+            n = {"path": folder, "title": tree.humanize(folder.rpartition("/")[2]) or self.config.title,
+                 "count": count, "children": [], "memories": []}
+            if level < depth:
+                n["children"] = [node(s, level + 1) for s in subs]
+                n["memories"] = [{"id": r.id, "title": r.title, "date": r.date, "status": r.status,
+                                  "pinned": bool(r.pinned), "path": r.path} for r in rows]
+            else:
+                n["more"] = len(subs) + len(rows)
+            return n
+
+        return node("", 0)
+
+    def stats(self) -> dict:
+        self.refresh()
+        rows = self.catalog.all()
+        size = sum(f.stat().st_size for f in self.root.rglob("*") if f.is_file() and ".git" not in f.parts
+                   and CACHE not in f.as_posix())
+        cache = sum(f.stat().st_size for f in (self.root / CACHE).rglob("*") if f.is_file())
+        return {
+            "vault": str(self.root),
+            "memories": len(rows),
+            "status": dict(sorted(Counter(r.status for r in rows).items())),
+            "types": dict(sorted(Counter(r.type for r in rows).items())),
+            "topics": len({r.folder for r in rows}),
+            "pinned": sum(1 for r in rows if r.pinned),
+            "files_bytes": size,
+            "cache_bytes": cache,
+            "head": self.repo.head(),
+        }
+
+    def search(self, query: str, k: int = 10, clue: str | None = None, level: int | None = None,
+               under: str | None = None, detail: str = "compact"):
+        from .search import IndexUnavailable
+        if not query or not query.strip():
+            raise BadInput("the query is empty; say what to look for")
+        if under:
+            under = tree.clean_topic(under, self.config.max_depth)
+        self.refresh()
+        try:
+            return self.index.search(query, k=k, clue=clue, level=level, under=under, detail=detail,
+                                     budget_tokens=self.config.search_tokens)
+        except IndexUnavailable:
+            with self.lock.held():
+                self._rebuild_caches()
+            return self.index.search(query, k=k, clue=clue, level=level, under=under, detail=detail,
+                                     budget_tokens=self.config.search_tokens)
+
+    # -- writing ----------------------------------------------------------------------------------
+    def save(self, text: str, title: str | None = None, topic: str | None = None, date: str | None = None,
+             tags: Iterable[str] = (), type: str | None = None, source: str | None = None,
+             pinned: bool = False, supersedes: Iterable[str] = ()) -> Memory:
+        """Save one memory; it is filed under `topic`, or where it fits best. One commit."""
+        item = self._validate({"text": text, "title": title, "topic": topic, "date": date, "tags": tags,
+                               "type": type, "source": source, "pinned": pinned, "supersedes": supersedes}, "")
+        agent = item["source"]
+        with self._transaction("save", f"save: {item['title']}", [], agent) as tx:
+            old = self._check_supersedes(item["supersedes"])
+            [memory] = tx.create([item])
+            tx.trailers += [("Memory-Id", memory.id), ("Memory-Op", "replace" if old else "save")]
+            if old:
+                tx.op = "replace"
+                tx.trailers.append(("Supersedes", ", ".join(o.id for o in old)))
+                for o in old:
+                    tx.mark_outdated(o, memory.id)
+        self._split_if_crowded({memory.folder}, agent)
+        return self.get(memory.id)
+
+    def save_many(self, items: list[dict], source: str | None = None, progress: Progress | None = None) -> list[Memory]:
+        """Save many memories as one commit (`Memory-Op: import`); ids in the order given."""
+        if not items:
+            raise BadInput("nothing to save: the list of memories is empty")
+        checked = [self._validate({**i, "source": i.get("source") or source}, f"item {n + 1}: ")
+                   for n, i in enumerate(items)]
+        ids = [i["id"] for i in checked if i.get("id")]
+        if len(ids) != len(set(ids)):
+            raise BadInput("two items carry the same id; ids must be unique")
+        agent = source or self.config.default_source
+        with self._transaction("import", f"import: {len(checked)} memories", [], agent) as tx:
+            for i in ids:
+                if self.catalog.by_id(i):
+                    raise BadInput(f"id {i} is already in the vault; leave id out to get a new one")
+            created = tx.create(checked, progress)
+            tx.trailers += [("Memory-Op", "import"), ("Memory-Count", str(len(created)))]
+            tx.trailers += [("Memory-Id", m.id) for m in created]
+            tx.split_crowded({m.folder for m in created})
+        return created
+
+    def mark_outdated(self, old_id: str, new_id: str, source: str | None = None) -> Memory:
+        """Flag `old_id` as outdated, superseded by `new_id` (both keep their files). One commit."""
+        old, new = self.get(old_id), self.get(new_id)
+        if old.id == new.id:
+            raise BadInput(f"{old_id}: a memory cannot supersede itself")
+        with self._transaction("outdate", f"outdate: {old.title}",
+                               [("Memory-Id", old.id), ("Memory-Op", "outdate"), ("Supersedes", old.id)],
+                               source) as tx:
+            tx.mark_outdated(old, new.id)
+            if old.id not in new.supersedes:
+                tx.edit(new, {"supersedes": new.supersedes + [old.id]})
+        return self.get(old.id)
+
+    def rebuild(self, progress: Progress | None = None) -> dict:
+        """Regenerate every summary, the catalog and the search index from the memory files."""
+        with self._transaction("edit", "rebuild: regenerate summaries", [("Memory-Op", "edit")]) as tx:
+            count = self._rebuild_caches(progress)
+            tx.folders.update(self._all_folders())
+            tx.reindex_all = True
+        return {"memories": count, "summaries_changed": len(tx.summaries_written), "commit": tx.commit}
+
+    def doctor(self, repair: bool = False) -> list[Problem]:
+        from .doctor import examine, fix
+        problems = examine(self)
+        if repair and any(p.repairable for p in problems):
+            fix(self, problems)
+        return problems
+
+    # -- helpers for writes -----------------------------------------------------------------------
+    def _validate(self, item: dict, where: str) -> dict:
+        text = item.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise BadInput(f"{where}the memory text is empty; give the text to remember")
+        if "\0" in text:
+            raise BadInput(f"{where}the memory text contains a NUL byte; memories are plain text")
+        title = item.get("title")
+        title = notes.shorten(str(title), 120) if title else notes.title_from_body(text, "Untitled")
+        topic = item.get("topic")
+        folder = tree.clean_topic(topic, self.config.max_depth) if topic and str(topic).strip() else None
+        date = item.get("date")
+        if date:
+            date = str(date).strip()
+            if not _DATE.match(date):
+                raise BadInput(f"{where}date {date!r} is not an ISO date; use YYYY-MM-DD")
+            date = date[:10]
+            try:
+                import datetime as dt
+                dt.date.fromisoformat(date)
+            except ValueError:
+                raise BadInput(f"{where}date {date!r} is not a real date; use YYYY-MM-DD") from None
+        type_ = (item.get("type") or "note").strip().lower()
+        if type_ not in notes.TYPES:
+            raise BadInput(f"{where}type {type_!r} is unknown; use one of {', '.join(notes.TYPES)}")
+        tags = item.get("tags") or []
+        if isinstance(tags, str):
+            tags = [t for t in re.split(r"[,\s]+", tags) if t]
+        tags = [str(t).strip().lstrip("#") for t in tags if str(t).strip().lstrip("#")]
+        id_ = item.get("id")
+        if id_ is not None and not notes.ID_PATTERN.match(str(id_)):
+            raise BadInput(f"{where}id {id_!r} is not valid; ids are 6-32 lowercase letters and digits")
+        return {"text": text if text.endswith("\n") else text + "\n", "title": title, "folder": folder,
+                "date": date, "tags": tags, "type": type_, "source": item.get("source") or self.config.default_source,
+                "pinned": bool(item.get("pinned")), "supersedes": [str(s) for s in item.get("supersedes") or []],
+                "id": str(id_) if id_ else None, "extra": item.get("extra") or {}}
+
+    def _check_supersedes(self, ids: list[str]) -> list[Memory]:
+        return [self.get(i) for i in ids]
+
+    def _split_if_crowded(self, folders: set[str], agent: str) -> None:
+        with self._transaction("move", "move: split crowded topics", [("Memory-Op", "move")], agent) as tx:
+            moved = tx.split_crowded(folders)
+            if moved:
+                tx.subject = f"move: split {', '.join(sorted(moved)) or 'root'} into subtopics"
+                tx.trailers += [("Memory-Id", i) for i in moved[next(iter(moved))]] if len(moved) == 1 else []
+
+
+def _safe_yaml(block: str | None) -> dict:
+    if not block:
+        return {}
+    try:
+        meta = yaml.load(block, Loader=notes._Loader)
+    except yaml.YAMLError:
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def _memory_doc(m: Memory):
+    from .search import Doc
+    return Doc(key=m.id or f"path:{m.path}", kind="memory", path=m.path, folder=m.folder,
+               depth=tree.depth(m.folder), title=m.title, body=m.body, id=m.id, tags=m.tags, type=m.type,
+               status=m.status, date=m.date, supersedes=m.supersedes, superseded_by=m.superseded_by,
+               pinned=m.pinned, source=m.source)
+
+
+class _Tx:
+    """What one operation touched; `finish` turns it into summaries, one commit and fresh caches."""
+
+    def __init__(self, vault: Vault, op: str, subject: str, trailers: list, agent: str, journal: bool = True):
+        self.v = vault
+        self.op = op
+        self.subject = subject
+        self.trailers = list(trailers)
+        self.agent = agent
+        self.paths: set[str] = set()       # every vault path written or deleted
+        self.folders: set[str] = set()     # folders whose summaries must be regenerated
+        self.summaries_written: list[str] = []
+        self.reindex_all = False
+        self.commit: str | None = None
+        self._journal = journal
+        self._placer: _Placer | None = None
+
+    def _record(self, rel: str) -> None:
+        if self._journal:
+            j = self.v._journal
+            if not j.exists():
+                j.parent.mkdir(parents=True, exist_ok=True)
+                with open(j, "w", encoding="utf-8") as f:
+                    f.write(json.dumps({"op": self.op, "subject": self.subject, "agent": self.agent}) + "\n")
+            with open(j, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"path": rel}) + "\n")
+        self.paths.add(rel)
+
+    def write(self, rel: str, text: str) -> None:
+        self._record(rel)
+        notes.write_atomic(self.v._abs(rel), text)
+        if self.v._is_memory_path(rel):
+            self.folders.add(rel.rpartition("/")[0])
+
+    def remove(self, rel: str) -> None:
+        self._record(rel)
+        self.v._abs(rel).unlink(missing_ok=True)
+        self.folders.add(rel.rpartition("/")[0])
+
+    def move(self, rel: str, folder: str) -> str:
+        name = rel.rpartition("/")[2]
+        dest = self.free_name(folder, name.removesuffix(".md"))
+        self._record(rel)
+        self._record(dest)
+        self.v._abs(dest).parent.mkdir(parents=True, exist_ok=True)
+        os.replace(self.v._abs(rel), self.v._abs(dest))
+        self.folders.update({rel.rpartition("/")[0], folder})
+        return dest
+
+    def edit(self, m: Memory, changes: dict) -> None:
+        text = self.v._abs(m.path).read_text(encoding="utf-8")
+        self.write(m.path, notes.update_front_matter(text, changes, path=m.path))
+
+    def mark_outdated(self, old: Memory, new_id: str) -> None:
+        by = old.superseded_by + ([new_id] if new_id not in old.superseded_by else [])
+        self.edit(old, {"status": "outdated", "superseded_by": by})
+
+    def free_name(self, folder: str, stem: str) -> str:
+        base = f"{folder}/{stem}" if folder else stem
+        rel, n = f"{base}.md", 2
+        while self.v._abs(rel).exists() or rel in self.paths:
+            rel, n = f"{base}-{n}.md", n + 1
+        return rel
+
+    def create(self, items: list[dict], progress: Progress | None = None) -> list[Memory]:
+        """Write new memory files, placing those without a topic."""
+        created = []
+        now = notes.now_timestamp()
+        for n, item in enumerate(items):
+            kws = tree.keywords(item["title"], item["text"], item["tags"])
+            folder = item["folder"]
+            if folder is None:
+                self._placer = self._placer or _Placer(self.v)
+                folder = self._placer.place(kws)
+            if folder and tree.depth(folder) > self.v.config.max_depth:
+                raise BadInput(f"topic {folder}: deeper than max_depth {self.v.config.max_depth}")
+            if self._placer:
+                self._placer.add(folder, kws)
+            id_ = item["id"] or notes.new_id()
+            rel = self.free_name(folder, notes.slugify(item["title"]))
+            fields = {"id": id_, "title": item["title"], "type": item["type"], "date": item["date"],
+                      "created": now, "tags": item["tags"], "status": "active",
+                      "supersedes": item["supersedes"] or None, "source": item["source"],
+                      "pinned": item["pinned"], **item["extra"]}
+            self.write(rel, notes.compose(fields, item["text"]))
+            created.append(notes.parse(notes.compose(fields, item["text"]), rel))
+            if progress:
+                progress(n + 1, len(items))
+        return created
+
+    def split_crowded(self, folders: set[str]) -> dict[str, list[str]]:
+        """Split every crowded folder among `folders` into subtopics; returns {folder: moved ids}."""
+        moved: dict[str, list[str]] = {}
+        cfg = self.v.config
+        queue = sorted(folders)
+        while queue:
+            folder = queue.pop()
+            if not folder or folder.split("/")[0] == tree.ARCHIVE or tree.depth(folder) >= cfg.max_depth:
+                continue
+            rows = self._rows_in(folder)
+            plan = tree.plan_split(rows, set(self.v._subfolders(folder)), cfg.branch_factor)
+            for name, paths in plan.items():
+                sub = f"{folder}/{name}"
+                for rel in paths:
+                    self.move(rel, sub)
+                    moved.setdefault(folder, []).append(next(r["id"] for r in rows if r["path"] == rel))
+                queue.append(sub)
+        return moved
+
+    def _rows_in(self, folder: str) -> list[dict]:
+        """The folder's memories as they are on disk now (new files included)."""
+        rows = []
+        for name in sorted(os.listdir(self.v._abs(folder))):
+            rel = f"{folder}/{name}"
+            if self.v._is_memory_path(rel) and self.v._abs(rel).is_file():
+                try:
+                    m = self.v._read(rel)
+                except VaultError:
+                    continue
+                rows.append({"path": rel, "id": m.id, "keywords": tree.keywords(m.title, m.body, m.tags)})
+        return rows
+
+    # -- finishing --------------------------------------------------------------------------------
+    def finish(self) -> None:
+        v = self.v
+        memory_paths = [p for p in self.paths if v._is_memory_path(p)]
+        with v.catalog.transaction():
+            for rel in memory_paths:
+                if v._abs(rel).exists():
+                    v._catalog_file(rel)
+                else:
+                    v.catalog.delete(rel)
+        for folder in sorted({f for fo in self.folders for f in tree.parents(fo)}, key=lambda f: (-tree.depth(f), f)):
+            self._regenerate(folder)
+        trailers = [(k, val) for k, val in self.trailers if k != "Agent"] + [("Agent", self.agent)]
+        if self.op and not any(k == "Memory-Op" for k, _ in trailers):
+            trailers.insert(0, ("Memory-Op", self.op))
+        self.commit = v.repo.commit(sorted(self.paths), gitlog.message(self.subject, trailers))
+        if not self.reindex_all:
+            deleted = [p for p in memory_paths if not v._abs(p).exists()]
+            changed = [p for p in memory_paths if v._abs(p).exists()]
+            folders = {f for fo in self.folders for f in tree.parents(fo)}
+            v._update_caches(changed, deleted, folders)
+        else:
+            v._rebuild_caches()
+        v._journal.unlink(missing_ok=True)
+
+    def _regenerate(self, folder: str) -> None:
+        v = self.v
+        rel = f"{folder}/{tree.INDEX}" if folder else tree.INDEX
+        text = v._render_folder(folder)
+        if text is None:  # an emptied topic disappears
+            if v._abs(rel).exists():
+                self.remove(rel)
+                self.summaries_written.append(rel)
+            try:
+                v._abs(folder).rmdir()
+            except OSError:
+                pass
+            return
+        try:
+            same = v._abs(rel).read_text(encoding="utf-8") == text
+        except (OSError, UnicodeDecodeError):
+            same = False
+        if not same:  # only real changes: no needless writes, events or diffs
+            self.write(rel, text)
+            self.summaries_written.append(rel)
+
+
+def _folder_info(v: Vault, folder: str) -> tree.FolderInfo | None:
+    """What a parent lists of a subfolder, from the subfolder's index.md (fresh: bottom-up order)."""
+    try:
+        block, _ = notes.split_front_matter(v._abs(f"{folder}/{tree.INDEX}").read_text(encoding="utf-8"))
+        meta = _safe_yaml(block)
+    except (OSError, UnicodeDecodeError):
+        meta = {}
+    name = folder.rpartition("/")[2]
+    count = meta.get("memories")
+    if not isinstance(count, int):
+        count = v.catalog.count("WHERE folder = ? OR folder LIKE ?", (folder, folder + "/%"))
+    if not count:
+        return None
+    return tree.FolderInfo(name=name, title=str(meta.get("title") or tree.humanize(name)), count=count,
+                           keywords=[str(k) for k in meta.get("keywords") or []])
+
+
+class _Placer:
+    """Descends the tree to the folder that best fits a memory's keywords (DESIGN.md, placement).
+
+    Keeps its own view of folder keywords during a bulk save, so memories placed early in a batch
+    guide the placement of later ones before any summary is regenerated.
+    """
+
+    def __init__(self, vault: Vault):
+        self.v = vault
+        self.info: dict[str, tree.FolderInfo] = {}
+        self.children: dict[str, list[str]] = {}
+        self.extra: dict[str, Counter] = {}
+
+    def _kids(self, folder: str) -> list[str]:
+        if folder not in self.children:
+            names = self.v._subfolders(folder)
+            if not folder:
+                names = [n for n in names if n != tree.ARCHIVE]
+            self.children[folder] = [f"{folder}/{n}" if folder else n for n in names]
+        return self.children[folder]
+
+    def _info(self, folder: str) -> tree.FolderInfo:
+        if folder not in self.info:
+            self.info[folder] = _folder_info(self.v, folder) or tree.FolderInfo(folder.rpartition("/")[2], "", 0, [])
+        info = self.info[folder]
+        extra = self.extra.get(folder)
+        if extra:
+            merged = Counter({w: 20 - i for i, w in enumerate(info.keywords[:20])}) + extra
+            info = tree.FolderInfo(info.name, info.title, info.count,
+                                   [w for w, _ in sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))[:20]])
+        return info
+
+    def place(self, kws: list[str]) -> str:
+        cfg = self.v.config
+        folder = ""
+        while tree.depth(folder) < cfg.max_depth:
+            kids = self._kids(folder)
+            scored = sorted(((tree.placement_score(kws, self._info(k)), k) for k in kids), key=lambda sk: (-sk[0], sk[1]))
+            best = scored[0] if scored else None
+            if not folder:
+                if best and best[0] >= 1:
+                    folder = best[1]
+                elif len(kids) < cfg.branch_factor:
+                    return tree.clean_topic(kws[0] if kws else "notes", cfg.max_depth) or "notes"
+                else:
+                    folder = best[1] if best else "notes"
+            elif best and best[0] >= 2:
+                folder = best[1]
+            else:
+                return folder
+        return folder
+
+    def add(self, folder: str, kws: list[str]) -> None:
+        for f in tree.parents(folder):
+            if f:
+                self.extra.setdefault(f, Counter()).update({w: 3 for w in kws[:6]})
+                parent = f.rpartition("/")[0]
+                if f not in self._kids(parent) and not (not parent and f == tree.ARCHIVE):
+                    self.children[parent].append(f)
