@@ -1,0 +1,165 @@
+"""Text analysis shared by indexing and querying: English, Spanish and Chinese.
+
+The index stores *pre-analysed* text: this module turns a text into a list of terms and the Whoosh
+fields split it on spaces. Doing the analysis here (not in a Whoosh analyzer chain) lets one
+document be stemmed in its own language and lets the query side know which terms came from which
+query word (coverage, distinctive terms, snippets).
+
+- Words are runs of letters/digits; `_ . -` joined runs and camelCase make *identifiers*: the
+  whole identifier is kept (`reservestock`, `pg17`) and its parts are added (`reserv`, `stock`,
+  `pg`, `17`), so both spellings find each other.
+- Latin words: lower-cased, stemmed (English Porter2 or Spanish Snowball, by a cheap language
+  guess per text), accents folded. Spanish stems are taken before and after folding, so a query
+  typed without accents still meets the accented text.
+- Stop words (English + Spanish) are dropped; single letters too.
+- CJK runs are cut into overlapping character bigrams (a lone character stays a unigram); no
+  dictionary, no download.
+"""
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from whoosh.lang import stemmer_for_language, stopwords_for_language
+
+_EN_STEM = stemmer_for_language("en")
+_ES_STEM = stemmer_for_language("es")
+
+# NLTK's lists (shipped with Whoosh) plus question/auxiliary words that carry no topic.
+STOP_EN = frozenset(stopwords_for_language("en")) | frozenset(
+    """would could shall might must also get got let like yes hey hi oh ok okay really
+    us im ive id youre thats whats dont didnt doesnt isnt wasnt cant wont""".split())
+STOP_ES = frozenset(stopwords_for_language("es")) | frozenset(
+    "qué cómo cuándo dónde quién cuál cuánto cuánta cuántos cuántas sí".split())
+STOP = STOP_EN | STOP_ES
+
+# Words whose presence tells the language of a text (frequent function words only).
+_EN_MARKERS = frozenset("the and is are was were of to in that it with for on this what when where who how did does have has".split())
+_ES_MARKERS = frozenset("el la los las de que y en un una es por con para del al se lo como más pero qué cuándo dónde quién está son fue".split())
+
+_CJK = (r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af")
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+# A token: a CJK run, or letters/digits possibly joined by _ . - (identifiers, versions, dates).
+_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:[_.\-/][^\W_{_CJK}]+)*|[^\W{_CJK}]+", re.UNICODE)
+_SEP = re.compile(r"[_.\-/]+")
+
+
+def fold(text: str) -> str:
+    """Remove accents (é→e, ñ→n, ü→u); leaves CJK alone."""
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def guess_lang(words: list[str]) -> str:
+    """'en', 'es' or '' (undecided) from function words of already lower-cased words."""
+    en = sum(1 for w in words if w in _EN_MARKERS)
+    es = sum(1 for w in words if w in _ES_MARKERS)
+    if es > en:
+        return "es"
+    if en > es:
+        return "en"
+    # accents typical of Spanish decide a text without function words
+    if any(ch in w for w in words for ch in "ñáéíóú¿¡"):
+        return "es"
+    return ""
+
+
+@functools.lru_cache(maxsize=200_000)
+def stems(word: str, lang: str) -> tuple[str, ...]:
+    """The index terms of one lower-cased Latin word in a language ('' = both)."""
+    out: list[str] = []
+    if lang in ("en", ""):
+        out.append(fold(_EN_STEM(fold(word))))
+    if lang in ("es", ""):
+        out.append(fold(_ES_STEM(word)))
+        out.append(_ES_STEM(fold(word)))
+    seen: list[str] = []
+    for t in out:
+        if t and t not in seen:
+            seen.append(t)
+    return tuple(seen)
+
+
+def _camel_parts(piece: str) -> list[str]:
+    """'reserveStock' → reserve, Stock; 'HTTPServer' → HTTP, Server; 'PG17' → PG, 17 (any script)."""
+    parts: list[str] = []
+    cur = ""
+    for i, ch in enumerate(piece):
+        if cur:
+            prev = cur[-1]
+            nxt = piece[i + 1] if i + 1 < len(piece) else ""
+            if (ch.isdigit() != prev.isdigit()
+                    or (prev.islower() and ch.isupper())
+                    or (prev.isupper() and ch.isupper() and nxt.islower())):
+                parts.append(cur)
+                cur = ""
+        cur += ch
+    if cur:
+        parts.append(cur)
+    return parts
+
+
+def _cjk_terms(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i:i + 2] for i in range(len(run) - 1)]
+
+
+@dataclass
+class Word:
+    """One word of a text as written, and the index terms it produces."""
+
+    text: str           # as written
+    terms: tuple[str, ...]
+    ident: bool = False  # an identifier (camelCase, snake_case, letters+digits, dotted)
+
+
+def words(text: str, lang: str | None = None) -> list[Word]:
+    """Split a text into words with their terms; stop words produce no Word.
+
+    `lang` None guesses the language from the text itself.
+    """
+    raw = _TOKEN.findall(text or "")
+    if lang is None:
+        lang = guess_lang([r.lower() for r in raw if len(r) < 8])
+    out: list[Word] = []
+    for tok in raw:
+        if _CJK_RUN.fullmatch(tok):
+            out.append(Word(tok, tuple(_cjk_terms(tok))))
+            continue
+        low = tok.lower()
+        parts = [p for piece in _SEP.split(tok) for p in _camel_parts(piece)]
+        is_ident = len(parts) > 1
+        if not is_ident:
+            if low in STOP or fold(low) in STOP:
+                continue
+            if len(low) == 1 and not low.isdigit():
+                continue
+            out.append(Word(tok, stems(low, lang)))
+            continue
+        terms: list[str] = []
+        whole = fold(_SEP.sub("", low))
+        terms.append(whole)
+        for p in parts:
+            pl = p.lower()
+            if pl in STOP or (len(pl) == 1 and not pl.isdigit()):
+                continue
+            for t in (stems(pl, lang) if not pl.isdigit() else (pl,)):
+                if t not in terms:
+                    terms.append(t)
+        out.append(Word(tok, tuple(terms), ident=True))
+    return out
+
+
+def analyze(text: str, lang: str | None = None) -> list[str]:
+    """The index terms of a text, in order (duplicates kept: they are term frequencies)."""
+    return [t for w in words(text, lang) for t in w.terms]
+
+
+def index_text(text: str, lang: str | None = None) -> str:
+    """The pre-analysed form stored in a Whoosh field (terms separated by spaces)."""
+    return " ".join(analyze(text, lang))

@@ -1,0 +1,593 @@
+"""The Whoosh index of a vault and the level-wise search over it (DESIGN.md, "Search")."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import os
+import re
+import shutil
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Iterable
+
+from whoosh import index as windex
+from whoosh import scoring
+from whoosh.analysis import SpaceSeparatedTokenizer
+from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
+from whoosh.query import And, ConstantScoreQuery, Every, Or, Term
+from whoosh.writing import CLEAR
+
+from . import analysis, dates
+from .query import ParsedQuery, parse
+from .result import AMBIGUOUS, FOUND, NOT_FOUND, Hit, SearchResult, estimate_tokens
+
+SCHEMA_VERSION = 3
+STATE_FILE = "ihmt-state.json"
+NO_PARENT = "\x00"
+
+# ranking knobs (see the module docstring of search/__init__.py for what each one does)
+TITLE_BOOST = 2.0        # a term in the title (or tags) counts this much more than in the body
+FLAT_LIMIT = 80          # memories taken from the flat ranking (never pruned by the descent)
+LEVEL_LIMIT = 40         # children read per level of the descent
+BEAM = 3                 # folders kept per level
+MAX_DEPTH = 6
+FOLDER_WEIGHT = 0.25     # how much a memory's folder matching the query lifts it
+DATE_WEIGHT = 0.5        # lift of a memory dated (or naming a date) in the range the query names
+OUTDATED_FACTOR = 0.5    # outdated memories sink below their correction
+CLUE_MATCH, CLUE_MISS = 2.0, 0.5
+
+
+class IndexUnavailable(Exception):
+    """The index is missing, unreadable or of an older schema: rebuild it from the vault."""
+
+
+def _tokens_field(**kw):
+    return TEXT(analyzer=SpaceSeparatedTokenizer(), phrase=False, **kw)
+
+
+def make_schema() -> Schema:
+    return Schema(
+        key=ID(unique=True, stored=True),
+        kind=ID(stored=True),
+        scope=ID(),                      # mem | arc | sum | arcsum
+        id=ID(stored=True),
+        folder=ID(stored=True),
+        parent=ID(),                     # memory: its folder; summary: the parent of its folder
+        anc=KEYWORD(commas=True, lowercase=False),   # the folder and its ancestors
+        depth=ID(stored=True),
+        title=_tokens_field(),
+        body=_tokens_field(),
+        when=KEYWORD(lowercase=False),
+        day=NUMERIC(int, bits=32, signed=False),
+        status=ID(stored=True),
+        sup=KEYWORD(commas=True, lowercase=False),   # ids this one supersedes
+        data=STORED(),                   # everything shown in a hit
+    )
+
+
+def _is_archived(doc) -> bool:
+    return doc.status == "archived" or doc.folder == "archive" or doc.folder.startswith("archive/")
+
+
+def _parent(folder: str) -> str:
+    return folder.rsplit("/", 1)[0] if "/" in folder else ""
+
+
+def _ancestors(folder: str) -> list[str]:
+    out = [""]
+    if folder:
+        parts = folder.split("/")
+        out += ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    return out
+
+
+def _fields(doc) -> dict:
+    title_src = " ".join([doc.title or ""] + list(doc.tags or []))
+    lang = analysis.guess_lang([w.lower() for w in analysis._TOKEN.findall(f"{title_src} {doc.body[:2000]}")])
+    ddate = dates.to_date(doc.date)
+    spans = dates.find_dates(f"{doc.title}\n{doc.body}"[:20000], ddate)
+    when = dates.when_terms(spans, ddate)
+    archived = _is_archived(doc)
+    if doc.kind == "summary":
+        scope = "arcsum" if archived else "sum"
+        parent = _parent(doc.folder) if doc.folder else NO_PARENT
+    else:
+        scope = "arc" if archived else "mem"
+        parent = doc.folder
+    f = dict(
+        key=doc.key, kind=doc.kind, scope=scope, id=doc.id or "", folder=doc.folder,
+        parent=parent, anc=",".join(_ancestors(doc.folder)), depth=str(doc.depth),
+        title=analysis.index_text(title_src, lang), body=analysis.index_text(doc.body or "", lang),
+        when=" ".join(when), status=doc.status or "active", sup=",".join(doc.supersedes or []),
+        data=dict(title=doc.title, body=doc.body, path=doc.path, folder=doc.folder, id=doc.id,
+                  kind=doc.kind, date=(ddate.isoformat() if ddate else None), status=doc.status,
+                  tags=list(doc.tags or []), type=doc.type, lang=lang, pinned=bool(doc.pinned),
+                  supersedes=list(doc.supersedes or []), superseded_by=list(doc.superseded_by or []),
+                  source=doc.source, depth=doc.depth),
+    )
+    if ddate:
+        f["day"] = ddate.year * 10000 + ddate.month * 100 + ddate.day
+    return f
+
+
+def _retry(fn, attempts: int = 5, delay: float = 0.02):
+    last = None
+    for i in range(attempts):
+        try:
+            return fn()
+        except (FileNotFoundError, OSError, EOFError) as e:   # a writer cleaning up under us
+            last = e
+            time.sleep(delay * (i + 1))
+    raise IndexUnavailable(f"search index unreadable: {last}")
+
+
+class SearchIndex:
+    """One vault's search index, kept in `cache_dir/index` (see the package docstring)."""
+
+    def __init__(self, cache_dir: Path, today: Callable[[], dt.date] | dt.date | None = None):
+        self.cache_dir = Path(cache_dir)
+        self.dir = self.cache_dir / "index"
+        self._today = today
+        self._ix = None
+        self._searcher = None
+        self._lock = threading.RLock()
+
+    # ----------------------------------------------------------------- lifecycle
+    def today(self) -> dt.date:
+        t = self._today
+        if t is None:
+            return dt.date.today()
+        return t() if callable(t) else t
+
+    def _open_ix(self):
+        if self._ix is not None:
+            return self._ix
+        if not self.dir.is_dir():
+            raise IndexUnavailable(f"no search index at {self.dir}")
+        st = self._read_state_file()
+        if st is None:
+            raise IndexUnavailable(f"search index at {self.dir} has no readable state (rebuild it)")
+        try:
+            if not windex.exists_in(str(self.dir)):
+                raise IndexUnavailable(f"no search index at {self.dir}")
+            self._ix = _retry(lambda: windex.open_dir(str(self.dir)))
+        except IndexUnavailable:
+            raise
+        except Exception as e:  # corrupt TOC, bad pickle, ...
+            raise IndexUnavailable(f"search index at {self.dir} is unreadable: {e}") from e
+        return self._ix
+
+    def _fresh_searcher(self):
+        with self._lock:
+            ix = self._open_ix()
+            try:
+                if self._searcher is None:
+                    self._searcher = _retry(lambda: ix.searcher(weighting=_weighting()))
+                else:
+                    old = self._searcher
+                    new = _retry(old.refresh)
+                    self._searcher = new
+                return self._searcher
+            except IndexUnavailable:
+                self._drop()
+                raise
+            except Exception as e:
+                self._drop()
+                raise IndexUnavailable(f"search index at {self.dir} is unreadable: {e}") from e
+
+    def _drop(self):
+        if self._searcher is not None:
+            try:
+                self._searcher.close()
+            except Exception:
+                pass
+        self._searcher = None
+        self._ix = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._drop()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ----------------------------------------------------------------- state
+    def _read_state_file(self) -> dict | None:
+        try:
+            data = json.loads((self.dir / STATE_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("_schema") != SCHEMA_VERSION:
+            return None
+        return data
+
+    def state(self) -> dict | None:
+        """The state dict given at the last rebuild/apply; None if the index is missing or unusable."""
+        data = self._read_state_file()
+        if data is None or not windex.exists_in(str(self.dir)):
+            return None
+        return {k: v for k, v in data.items() if k != "_schema"}
+
+    def _write_state(self, state: dict) -> None:
+        data = dict(state or {})
+        data["_schema"] = SCHEMA_VERSION
+        tmp = self.dir / f".{STATE_FILE}.{os.getpid()}.tmp"
+        tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, self.dir / STATE_FILE)
+
+    # ----------------------------------------------------------------- writing
+    def rebuild(self, docs: Iterable, state: dict) -> int:
+        """Recreate the index from `docs` in one commit; returns the number of documents."""
+        with self._lock:
+            self._drop()
+            ix = None
+            if self.dir.is_dir() and self._read_state_file() is not None:
+                try:
+                    ix = windex.open_dir(str(self.dir))
+                    if set(ix.schema.names()) != set(make_schema().names()):
+                        ix = None
+                except Exception:
+                    ix = None
+            if ix is None:
+                if self.dir.exists():
+                    # unreadable or of another schema: start over (keep nothing of it)
+                    shutil.rmtree(self.dir, ignore_errors=True)
+                self.dir.mkdir(parents=True, exist_ok=True)
+                ix = windex.create_in(str(self.dir), make_schema())
+            n = 0
+            w = ix.writer(timeout=10, delay=0.05, limitmb=128)
+            try:
+                for doc in docs:
+                    w.add_document(**_fields(doc))
+                    n += 1
+            except BaseException:
+                w.cancel()
+                raise
+            w.commit(mergetype=CLEAR, optimize=True)
+            self._write_state(state)
+            ix.close()
+            return n
+
+    def apply(self, upserts: list, deletes: list[str], state: dict) -> None:
+        """Upsert and delete documents (by key) in one Whoosh commit, then record `state`."""
+        with self._lock:
+            ix = self._open_ix()
+            try:
+                w = ix.writer(timeout=10, delay=0.05)
+            except Exception as e:
+                if type(e).__name__ == "LockError":
+                    raise
+                raise IndexUnavailable(f"search index at {self.dir} is unreadable: {e}") from e
+            try:
+                for key in deletes or []:
+                    w.delete_by_term("key", key)
+                for doc in upserts or []:
+                    w.update_document(**_fields(doc))
+            except BaseException:
+                w.cancel()
+                raise
+            w.commit()
+            self._write_state(state)
+
+    # ----------------------------------------------------------------- reading
+    def search(self, query: str, k: int = 10, clue: str | None = None, level: int | None = None,
+               under: str | None = None, detail: str = "compact", budget_tokens: int = 900,
+               include_archived: str | bool = "fallback", today: dt.date | None = None) -> SearchResult:
+        """Answer a query (see the package docstring). Raises IndexUnavailable, never returns junk."""
+        s = self._fresh_searcher()
+        ref = today or self.today()
+        pq = parse(query, ref)
+        cq = parse(clue, ref) if clue else None
+        under = (under or "").strip("/")
+        mode = {True: "include", False: "exclude", None: "fallback"}.get(include_archived, include_archived)
+        if mode not in ("fallback", "include", "exclude", "only"):
+            mode = "fallback"
+        if mode == "include":
+            scopes = ("mem", "arc")
+        elif mode == "only":
+            scopes = ("arc",)
+        else:
+            scopes = ("mem",)
+        res = self._search(s, pq, cq, k, level, under, scopes)
+        if mode == "fallback" and res.status == NOT_FOUND:
+            arc = self._search(s, pq, cq, k, level, under, ("arc",))
+            if arc.status != NOT_FOUND:
+                arc.archived_fallback = True
+                arc.node_reads += res.node_reads
+                res = arc
+        res.query, res.clue = query, clue
+        res.detail, res.budget_tokens = detail, budget_tokens
+        res.tokens = estimate_tokens(res.render(detail, budget_tokens))
+        return res
+
+    def rank_folders(self, text: str, parent: str) -> list[tuple[str, float]]:
+        """The direct sub-folders of `parent`, best match for `text` first: [(folder, score)].
+
+        The score is BM25F over each folder's summary (0 when nothing matches; folders whose
+        summary matches nothing are left out). Archive folders are never proposed.
+        """
+        s = self._fresh_searcher()
+        pq = parse(text, self.today())
+        q = _text_query(pq)
+        if q is None:
+            return []
+        parent = (parent or "").strip("/")
+        full = And([q, ConstantScoreQuery(Term("parent", parent), 0.0), ConstantScoreQuery(Term("scope", "sum"), 0.0)])
+        out = []
+        for h in s.search(full, limit=100):
+            out.append((h["folder"], float(h.score)))
+        return out
+
+    # ----------------------------------------------------------------- the engine
+    def _search(self, s, pq: ParsedQuery, cq: ParsedQuery | None, k: int, level, under: str,
+                scopes: tuple[str, ...]) -> SearchResult:
+        res = SearchResult(status=NOT_FOUND)
+        tq = _text_query(pq)
+        dq = _date_query(pq)
+        if tq is None and dq is None:
+            res.message = "The question has no searchable words (only common words)."
+            return res
+        base = tq if tq is not None else dq
+        mem_scopes = Or([Term("scope", x) for x in scopes]) if len(scopes) > 1 else Term("scope", scopes[0])
+        restrict = [ConstantScoreQuery(mem_scopes, 0.0)]
+        if under:
+            restrict.append(ConstantScoreQuery(Term("anc", under), 0.0))
+        if level is not None:
+            restrict.append(ConstantScoreQuery(Term("depth", str(level)), 0.0))
+
+        cand: dict[int, dict] = {}   # docnum -> {score, via, date}
+
+        def take(hits, via):
+            for h in hits:
+                c = cand.get(h.docnum)
+                if c is None:
+                    cand[h.docnum] = {"bm25": float(h.score), "via": via, "date": False, "clue": False}
+                elif c["via"] != via:
+                    c["via"] = "both"
+
+        # 1. flat ranking over all memories: never pruned
+        flat = s.search(And([base] + restrict), limit=FLAT_LIMIT)
+        take(flat, "flat")
+        reads = len(flat)
+        # 2. the date the question names: memories in range get a lift (and are sought too)
+        if dq is not None and tq is not None:
+            dated = s.search(And([tq] + restrict + [ConstantScoreQuery(dq, 0.0)]), limit=FLAT_LIMIT)
+            take(dated, "flat")
+            for h in dated:
+                cand[h.docnum]["date"] = True
+            reads += len(dated)
+        elif dq is not None:
+            for c in cand.values():
+                c["date"] = True
+        # 3. level-wise descent from `under` (or the root)
+        folder_score, trail_ok, descent_reads = self._descend(s, base, scopes, under, cand)
+        reads += descent_reads
+        # 4. the clue: candidates matching both question and clue go up, the others down
+        if cq is not None:
+            clq = _text_query(cq)
+            if clq is not None:
+                both = s.search(And([base, clq] + restrict), limit=FLAT_LIMIT)
+                take(both, "flat")
+                reads += len(both)
+                for h in both:
+                    cand[h.docnum]["clue"] = True
+        res.node_reads = reads
+        if not cand:
+            res.message = "No memory contains the question's words."
+            return res
+        # 5. merge: text score × folder affinity × date × status
+        stored = s.stored_fields
+        items = []
+        for docnum, c in cand.items():
+            data = stored(docnum)["data"]
+            folder = data["folder"]
+            aff = max((folder_score.get(f, 0.0) for f in _ancestors(folder)[1:]), default=0.0)
+            score = c["bm25"] * (1.0 + FOLDER_WEIGHT * aff)
+            if c["date"]:
+                score *= 1.0 + DATE_WEIGHT
+            if cq is not None:
+                score *= CLUE_MATCH if c["clue"] else CLUE_MISS
+            if data.get("status") == "outdated":
+                score *= OUTDATED_FACTOR
+            items.append((score, docnum, data, c))
+        items.sort(key=lambda x: (-x[0], x[1]))
+        items = _corrections_first(items)
+        # 6. decide
+        top = items[: max(k, 10)]
+        n_docs = max(1, s.doc_count())
+        idf = {}
+        for g in pq.groups:
+            df = max((s.doc_frequency("body", t) + s.doc_frequency("title", t) for t in g.terms), default=0)
+            idf[g.word] = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+            idf[g.word + "\x00df"] = df
+        matched = [_matched_groups(pq, d) for _, _, d, _ in top]
+        status, message, cands = _decide(pq, cq, top, matched, idf, n_docs)
+        res.status, res.message = status, message
+        hits = [self._hit(s, sc, d, c, pq) for sc, _, d, c in items[:k]]
+        res.hits = hits
+        if status == AMBIGUOUS:
+            res.candidates = [self._hit(s, sc, d, c, pq, distinguish=True) for sc, _, d, c in cands]
+        return res
+
+    def _descend(self, s, q, scopes, start: str, cand: dict):
+        """Walk the tree from `start`: rank children, keep a beam of folders, go down."""
+        sum_scopes = {"mem": "sum", "arc": "arcsum"}
+        kinds = list(scopes) + [sum_scopes[x] for x in scopes]
+        scope_q = ConstantScoreQuery(Or([Term("scope", x) for x in kinds]), 0.0)
+        frontier = [start]
+        folder_score: dict[str, float] = {}
+        reached: set[str] = {start}
+        reads = 0
+        for _ in range(MAX_DEPTH):
+            if not frontier:
+                break
+            par = Term("parent", frontier[0]) if len(frontier) == 1 else Or([Term("parent", f) for f in frontier])
+            hits = s.search(And([q, ConstantScoreQuery(par, 0.0), scope_q]), limit=LEVEL_LIMIT)
+            reads += len(hits)
+            subs = []
+            for h in hits:
+                if h["kind"] == "summary":
+                    subs.append((float(h.score), h["folder"]))
+                else:
+                    c = cand.get(h.docnum)
+                    if c is None:
+                        cand[h.docnum] = {"bm25": float(h.score), "via": "descent", "date": False, "clue": False}
+                    elif c["via"] == "flat":
+                        c["via"] = "both"
+            if not subs:
+                break
+            subs.sort(reverse=True)
+            best = subs[0][0] or 1.0
+            frontier = []
+            for sc, f in subs[:BEAM]:
+                if sc < 0.3 * best:
+                    break
+                folder_score[f] = max(folder_score.get(f, 0.0), sc / best)
+                frontier.append(f)
+                reached.add(f)
+        return folder_score, reached, reads
+
+    def _hit(self, s, score, data, c, pq: ParsedQuery, distinguish=False) -> Hit:
+        folder = data.get("folder", "")
+        notices = []
+        if data.get("status") == "outdated":
+            notices.append(self._outdated_notice(s, data))
+        snippet = _snippet(data.get("body") or "", pq)
+        return Hit(id=data.get("id") or "", title=data.get("title") or "", path=data.get("path") or "",
+                   snippet=snippet, score=round(score, 4), status=data.get("status") or "active",
+                   date=data.get("date"), notices=notices, trail=_ancestors(folder)[1:],
+                   body=data.get("body") or "", folder=folder, via=c.get("via", "flat"))
+
+    def _outdated_notice(self, s, data) -> str:
+        corr = None
+        for cid in data.get("superseded_by") or []:
+            docnum = s.document_number(id=cid)
+            if docnum is not None:
+                corr = s.stored_fields(docnum)["data"]
+                break
+        if corr is None and data.get("id"):
+            found = s.search(Term("sup", data["id"]), limit=1)
+            if len(found):
+                corr = found[0]["data"]
+        if corr is None:
+            who = ", ".join(data.get("superseded_by") or []) or "a newer memory"
+            return f"OUTDATED: superseded by {who}"
+        when = f" ({corr.get('date')})" if corr.get("date") else ""
+        return f"OUTDATED: superseded by {corr.get('id')}{when} — {corr.get('title')}"
+
+
+# --------------------------------------------------------------------------- helpers
+def _weighting():
+    return scoring.BM25F(B=0.75, K1=1.2, title_B=0.5)
+
+
+def _text_query(pq: ParsedQuery):
+    qs = []
+    for t in pq.terms:
+        qs.append(Term("title", t, boost=TITLE_BOOST))
+        qs.append(Term("body", t))
+    if not qs:
+        return None
+    return Or(qs)
+
+
+def _date_query(pq: ParsedQuery):
+    wt = pq.when_terms
+    if not wt:
+        return None
+    return Or([Term("when", t) for t in wt])
+
+
+def _corrections_first(items):
+    """An outdated memory never ranks above the memory that corrects it."""
+    pos = {d.get("id"): i for i, (_, _, d, _) in enumerate(items) if d.get("id")}
+    out = list(items)
+    moved = True
+    guard = 0
+    while moved and guard < 50:
+        moved = False
+        guard += 1
+        pos = {d.get("id"): i for i, (_, _, d, _) in enumerate(out) if d.get("id")}
+        for i, (_, _, d, _) in enumerate(out):
+            if d.get("status") != "outdated":
+                continue
+            for cid in d.get("superseded_by") or []:
+                j = pos.get(cid)
+                if j is not None and j > i:
+                    out.insert(j, out.pop(i))
+                    moved = True
+                    break
+            if moved:
+                break
+    return out
+
+
+def _doc_terms(data) -> set[str]:
+    lang = data.get("lang", None)
+    text = " ".join([data.get("title") or "", " ".join(data.get("tags") or []), data.get("body") or ""])
+    return set(analysis.analyze(text, lang))
+
+
+def _matched_groups(pq: ParsedQuery, data) -> set[str]:
+    terms = _doc_terms(data)
+    return {g.word for g in pq.groups if any(t in terms for t in g.terms)}
+
+
+def _decide(pq, cq, top, matched, idf, n_docs):
+    """found / ambiguous / not_found, a one-line reason, and the ambiguous candidates."""
+    if not top:
+        return NOT_FOUND, "No memory contains the question's words.", []
+    groups = [g.word for g in pq.groups]
+    total = sum(idf[w] for w in groups) or 1.0
+    common_df = max(5, 0.05 * n_docs)
+    m0 = matched[0]
+    if groups:
+        cov = sum(idf[w] for w in m0) / total
+        distinctive = [w for w in m0 if idf[w + "\x00df"] <= common_df]
+        if not m0 or (not distinctive and cov < 0.5) or cov < 0.2:
+            words = ", ".join(sorted(m0)) or "nothing"
+            return NOT_FOUND, f"Only common or stray words matched ({words}).", []
+    # ambiguity: several memories match the query's distinctive words equally well, and nothing
+    # in the question tells them apart
+    s0 = top[0][0]
+    tied = []
+    for (sc, _, d, c), m in zip(top, matched):
+        if sc < 0.8 * s0:
+            break
+        if m == m0 and set(groups) <= m:
+            tied.append((sc, _, d, c))
+    if len(tied) >= 2 and len(groups) <= 2:
+        titles = {(d.get("title") or "").strip().lower() for _, _, d, _ in tied}
+        in_title = all(_title_has_all(pq, d) for _, _, d, _ in tied)
+        if len(titles) == len(tied) and in_title:
+            return AMBIGUOUS, "Several memories match equally; a clue would tell them apart.", tied[:5]
+    return FOUND, "", []
+
+
+def _title_has_all(pq, data) -> bool:
+    terms = set(analysis.analyze(" ".join([data.get("title") or ""] + list(data.get("tags") or [])), data.get("lang")))
+    return all(any(t in terms for t in g.terms) for g in pq.groups)
+
+
+_SENT = re.compile(r"(?<=[.!?。！？\n])\s*")
+
+
+def _snippet(body: str, pq: ParsedQuery, limit: int = 200) -> str:
+    if not body:
+        return ""
+    sents = [x for x in _SENT.split(body) if x.strip()][:200]
+    if not sents:
+        return body[:limit]
+    want = set(pq.terms)
+    best, best_n = sents[0], -1
+    for snt in sents:
+        n = len(want & set(analysis.analyze(snt)))
+        if n > best_n:
+            best, best_n = snt, n
+    best = " ".join(best.split())
+    return best if len(best) <= limit else best[: limit - 1] + "…"
