@@ -1,0 +1,13 @@
+"""IHMT Vault: long-term memory for AI agents, kept as a git repository of Markdown files.
+
+    from ihmt_vault import Vault
+    v = Vault.init("~/notes/memory")
+    m = v.save("Staging runs PostgreSQL 17", topic="work/infrastructure")
+"""
+from .errors import BadInput, BrokenFile, LockTimeout, NotAVault, NotFound, SecretRefused, VaultError
+from .notes import Memory
+from .vault import Change, Problem, Vault
+
+__version__ = "0.1.0"
+__all__ = ["Vault", "Memory", "Change", "Problem", "VaultError", "BadInput", "BrokenFile", "NotFound",
+           "NotAVault", "LockTimeout", "SecretRefused"]

@@ -80,7 +80,11 @@ class Commit:
 
     @property
     def op(self) -> str:
-        return (self.trailers.get("Memory-Op") or ["edit"])[0]
+        ops = self.trailers.get("Memory-Op")
+        if ops:
+            return ops[0]
+        prefix = self.subject.partition(":")[0]  # our own commits without a memory, e.g. "init: ..."
+        return prefix if prefix.isalpha() and prefix.islower() and ":" in self.subject else "edit"
 
     @property
     def agent(self) -> str:

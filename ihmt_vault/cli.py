@@ -1,0 +1,270 @@
+"""`ihmt`: the command line. A thin shell: parse input, call one `Vault` method, print the answer.
+
+Every command takes `--vault PATH` and `--json`. A `VaultError` becomes one line on stderr and a
+non-zero exit code; anything else is a bug and keeps its traceback.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from .errors import BadInput, VaultError
+from .vault import Vault
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _emit(ctx_json: bool, data, human) -> None:
+    if ctx_json:
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    else:
+        human()
+
+
+def command(group, name: str | None = None, opens_vault: bool = True):
+    """A subcommand with the options every command has: --vault and --json."""
+
+    def wrap(fn):
+        @group.command(name=name or fn.__name__.rstrip("_"), help=fn.__doc__)
+        @click.option("--vault", "vault_path", type=click.Path(path_type=Path), envvar="IHMT_VAULT",
+                      help="The vault to use (default: $IHMT_VAULT, else ~/.ihmt/vault).")
+        @click.option("--json", "as_json", is_flag=True, help="Print plain JSON, no colours.")
+        @functools.wraps(fn)
+        def run(vault_path, as_json, **kw):
+            try:
+                if opens_vault:
+                    with Vault.open(vault_path) as v:
+                        return fn(v, as_json, **kw)
+                return fn(vault_path, as_json, **kw)
+            except VaultError as e:
+                err.print(f"error: {e}", markup=False)
+                sys.exit(e.exit_code)
+        return run
+
+    return wrap
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="ihmt-vault")
+def main():
+    """IHMT Vault: long-term memory for AI agents, kept as a git repository of Markdown files."""
+
+
+def _progress(label: str, enabled: bool):
+    """A rich progress bar on stderr when it is a terminal; a no-op callback otherwise."""
+    from rich.progress import Progress
+    if not enabled or not err.is_terminal:
+        return None, None
+    bar = Progress(console=err, transient=True)
+    task = bar.add_task(label, total=None)
+    return bar, lambda done, total: bar.update(task, completed=done, total=total)
+
+
+def _memory_line(m) -> str:
+    return f"{m.id}  {m.path}  {m.title}"
+
+
+@command(main, opens_vault=False)
+@click.argument("path", type=click.Path(path_type=Path), required=False)
+@click.option("--title", help="Title of the root summary (default: Memory).")
+def init(vault_path, as_json, path, title):
+    """Create a vault (a git repository of Markdown memories); safe to run again."""
+    target = path or vault_path
+    if target is None:
+        from .vault import default_path
+        target = default_path()
+    with Vault.init(target, title=title) as v:
+        _emit(as_json, {"vault": str(v.root), "head": v.repo.head()},
+              lambda: out.print(f"vault ready at {v.root}", markup=False))
+
+
+@command(main)
+@click.argument("text")
+@click.option("--title", help="Title (default: the first line).")
+@click.option("--topic", help="Folder to file it in, e.g. work/infrastructure (default: the best fit).")
+@click.option("--date", help="When it became true, YYYY-MM-DD.")
+@click.option("--tags", help="Comma-separated tags.")
+@click.option("--type", "type_", help="fact, decision, preference, correction, person, project, procedure, event or note.")
+@click.option("--source", help="Who is saving it (recorded as the commit's Agent).")
+@click.option("--pinned", is_flag=True, help="A core memory: never decays, always in the brief.")
+@click.option("--supersedes", multiple=True, help="Id of a memory this one corrects (repeatable).")
+def save(v, as_json, text, title, topic, date, tags, type_, source, pinned, supersedes):
+    """Save a memory: TEXT, or - to read it from stdin. One commit."""
+    if text == "-":
+        text = sys.stdin.read()
+    m = v.save(text, title=title, topic=topic, date=date, tags=tags or (), type=type_, source=source,
+               pinned=pinned, supersedes=supersedes)
+    _emit(as_json, m.to_dict(body=False), lambda: out.print(f"saved {_memory_line(m)}", markup=False))
+
+
+@command(main, name="import")
+@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.option("--source", help="Who is importing (default for items without a source).")
+def import_(v, as_json, file, source):
+    """Import FILE.jsonl (one memory per line: text, title, topic, date, tags, type, source) as one commit."""
+    items = []
+    for n, line in enumerate(file, 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise BadInput(f"{file.name}: line {n} is not JSON ({e.msg}); fix that line and import again") from None
+        if not isinstance(item, dict):
+            raise BadInput(f"{file.name}: line {n} is not a JSON object with a 'text' key")
+        items.append(item)
+    bar, tick = _progress("importing", not as_json)
+    if bar:
+        bar.start()
+    try:
+        created = v.save_many(items, source=source, progress=tick)
+    finally:
+        if bar:
+            bar.stop()
+    _emit(as_json, {"imported": len(created), "ids": [m.id for m in created]},
+          lambda: out.print(f"imported {len(created)} memories in one commit", markup=False))
+
+
+@command(main)
+@click.argument("ref", metavar="ID|PATH")
+def show(v, as_json, ref):
+    """Show a memory in full, by id or path."""
+    m = v.get(ref)
+    _emit(as_json, m.to_dict(), lambda: click.echo((v.root / m.path).read_text(encoding="utf-8"), nl=False))
+
+
+@command(main)
+@click.option("--depth", default=2, show_default=True, type=click.IntRange(0, 6), help="Levels to show.")
+def tree(v, as_json, depth):
+    """Show the topic tree with counts."""
+    t = v.tree(depth=depth)
+
+    def show_node(n, indent):
+        name = n["path"].rpartition("/")[2] or n["title"]
+        more = f" [+{n['more']}]" if n.get("more") else ""
+        click.echo(f"{'  ' * indent}{name}/ ({n['count']}){more}")
+        for c in n["children"]:
+            show_node(c, indent + 1)
+        for m in n["memories"]:
+            mark = " OUTDATED" if m["status"] == "outdated" else (" (pinned)" if m["pinned"] else "")
+            click.echo(f"{'  ' * (indent + 1)}- {m['date'] + ' ' if m['date'] else ''}{m['title']}{mark}")
+
+    _emit(as_json, t, lambda: show_node(t, 0))
+
+
+@command(main)
+@click.argument("ref", metavar="ID|PATH")
+def history(v, as_json, ref):
+    """List the commits that touched a memory, newest first (following moves)."""
+    changes = v.history(ref)
+    _emit(as_json, [c.to_dict() for c in changes],
+          lambda: [click.echo(f"{c.date[:19]}  {c.sha[:10]}  {c.op:<8} {c.agent:<12} {c.subject}") for c in changes])
+
+
+@command(main)
+@click.argument("old_id")
+@click.argument("new_id")
+@click.option("--source", help="Who is making the change.")
+def outdate(v, as_json, old_id, new_id, source):
+    """Mark OLD_ID as outdated, superseded by NEW_ID (both are kept). One commit."""
+    m = v.mark_outdated(old_id, new_id, source=source)
+    _emit(as_json, m.to_dict(body=False), lambda: out.print(f"outdated {_memory_line(m)}", markup=False))
+
+
+@command(main)
+def rebuild(v, as_json):
+    """Regenerate every summary, the catalog and the search index from the memory files."""
+    bar, tick = _progress("rebuilding", not as_json)
+    if bar:
+        bar.start()
+    try:
+        result = v.rebuild(progress=tick)
+    finally:
+        if bar:
+            bar.stop()
+    _emit(as_json, result, lambda: out.print(
+        f"rebuilt: {result['memories']} memories, {result['summaries_changed']} summaries changed", markup=False))
+
+
+@command(main)
+@click.option("--repair", is_flag=True, help="Fix what can be fixed, in one commit.")
+def doctor(v, as_json, repair):
+    """Check the vault: broken files, missing or duplicate ids, stale summaries, interrupted writes."""
+    problems = v.doctor(repair=repair)
+    if as_json:
+        _emit(True, {"problems": [p.to_dict() for p in problems], "repaired": repair}, None)
+    elif not problems:
+        out.print("vault is healthy", markup=False)
+    else:
+        for p in problems:
+            state = ("repaired" if p.repairable else "needs you") if repair else ("repairable" if p.repairable else "needs you")
+            out.print(f"{p.kind:<14} {p.path}: {p.message} [{state}]", markup=False)
+    if problems and not repair and not as_json:
+        out.print("run 'ihmt doctor --repair' to fix the repairable ones", markup=False)
+    unfixed = [p for p in problems if not p.repairable or not repair]
+    sys.exit(1 if unfixed else 0)
+
+
+@command(main)
+def stats(v, as_json):
+    """Counts of memories by status and type, sizes on disk."""
+    s = v.stats()
+
+    def human():
+        from rich.table import Table
+        t = Table(show_header=False, box=None)
+        for k, val in s.items():
+            t.add_row(k, ", ".join(f"{a}: {b}" for a, b in val.items()) if isinstance(val, dict) else str(val))
+        out.print(t)
+
+    _emit(as_json, s, human)
+
+
+@command(main)
+@click.argument("query")
+@click.option("--k", default=10, show_default=True, type=click.IntRange(1, 100), help="How many hits.")
+@click.option("--clue", help="A word that tells ambiguous candidates apart.")
+@click.option("--under", help="Search only this folder, e.g. work/infrastructure.")
+@click.option("--level", type=click.IntRange(0, 6), help="Search only this depth of the tree.")
+@click.option("--full", is_flag=True, help="Ids, paths and excerpts for every hit.")
+def search(v, as_json, query, k, clue, under, level, full):
+    """Search the vault: a compact answer within the token budget."""
+    r = v.search(query, k=k, clue=clue, under=under, level=level, detail="full" if full else "compact")
+    _emit(as_json, r.to_dict(), lambda: click.echo(r.render("full" if full else "compact")))
+
+
+@command(main)
+@click.argument("query")
+def ask(v, as_json, query):
+    """Search, and when the answer is ambiguous ask for a clue (up to 3 rounds; Enter stops)."""
+    clue = None
+    for _round in range(3):
+        r = v.search(query, clue=clue)
+        if as_json:
+            click.echo(json.dumps(r.to_dict(), ensure_ascii=False, indent=2))
+        else:
+            click.echo(r.render("compact"))
+        if r.status != "ambiguous" or not sys.stdin.isatty():
+            return
+        clue = click.prompt("clue (Enter to stop)", default="", show_default=False).strip()
+        if not clue:
+            return
+
+
+@command(main, opens_vault=False)
+@click.option("--dir", "target", type=click.Path(path_type=Path),
+              help="Where to create the demo vault (default: ./demo-vault, or a temp folder if that exists).")
+def demo(vault_path, as_json, target):
+    """Create a demo vault from the sample memories and walk through saving, a correction, the tree and history."""
+    from .demo import run_demo
+    run_demo(target, as_json)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
