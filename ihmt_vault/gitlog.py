@@ -122,6 +122,24 @@ class Repo:
             return repo_path
         return repo_path[len(self.prefix) + 1:] if repo_path.startswith(self.prefix + "/") else None
 
+    def head_fast(self) -> str:
+        """HEAD's commit read from the files under .git (no process): a cheap 'did anyone commit?'."""
+        try:
+            ref = (self.git_dir / "HEAD").read_text().strip()
+            if not ref.startswith("ref: "):
+                return ref
+            name = ref[5:]
+            loose = self.git_dir / name
+            if loose.exists():
+                return loose.read_text().strip()
+            packed = self.git_dir / "packed-refs"
+            for line in packed.read_text().splitlines() if packed.exists() else []:
+                if line.endswith(" " + name):
+                    return line.split(" ", 1)[0]
+            return ""
+        except OSError:
+            return ""
+
     def head(self) -> str | None:
         out = self.run("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).strip()
         return out or None

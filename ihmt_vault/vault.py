@@ -90,6 +90,7 @@ class Vault:
         self.catalog = Catalog(root / CACHE / "catalog.sqlite")
         self._index = None
         self._last_refresh = float("-inf")
+        self._seen_head = ""   # HEAD at the last refresh: another process's commit triggers a new one
 
     @classmethod
     def init(cls, path: str | Path, title: str | None = None) -> "Vault":
@@ -234,10 +235,12 @@ class Vault:
     def refresh(self, force: bool = False) -> None:
         """Bring the catalog and the search index up to date with files changed outside the tool.
 
-        Runs at most every `refresh_interval` seconds, and only if the vault lock is free at once:
+        Runs when another process committed, else at most every `refresh_interval` seconds, and
+        only if the vault lock is free at once:
         readers never wait for a writer (whose own changes are indexed by the writer itself).
         """
-        if not force and time.monotonic() - self._last_refresh < self.config.refresh_interval:
+        head = self.repo.head_fast()
+        if not force and head == self._seen_head and time.monotonic() - self._last_refresh < self.config.refresh_interval:
             return
         try:
             with self.lock.held(timeout=None if force else 0):
@@ -245,6 +248,7 @@ class Vault:
         except VaultError:
             return
         self._last_refresh = time.monotonic()
+        self._seen_head = head
 
     def _sync_caches(self) -> None:
         on_disk = self._scan()
@@ -356,6 +360,7 @@ class Vault:
             yield tx
             tx.finish()
         self._last_refresh = time.monotonic()
+        self._seen_head = self.repo.head_fast()
 
     @property
     def _journal(self) -> Path:

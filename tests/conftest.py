@@ -1,0 +1,51 @@
+"""Every test gets its own HOME (so no personal git config or default vault leaks in) and a temp vault."""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ihmt_vault import Vault
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("IHMT_VAULT", raising=False)
+    monkeypatch.delenv("GIT_DIR", raising=False)
+    monkeypatch.delenv("GIT_WORK_TREE", raising=False)
+    return home
+
+
+@pytest.fixture
+def vault(tmp_path):
+    v = Vault.init(tmp_path / "vault")
+    yield v
+    v.close()
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args], cwd=cwd,
+                          check=True, capture_output=True, text=True).stdout
+
+
+def commits(path: Path) -> list[str]:
+    """Subjects of the commits, newest first."""
+    return git(path, "log", "--format=%s").splitlines()
+
+
+def snapshot(root: Path) -> dict:
+    """Every file under root except git's and the cache's internals, with its bytes: 'nothing changed' checks."""
+    files = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".git" and not (d == "cache" and dirpath.endswith(".ihmt"))]
+        for name in filenames:
+            if name == "vault.lock":
+                continue
+            p = Path(dirpath) / name
+            files[p.relative_to(root).as_posix()] = p.read_bytes()
+    return files
