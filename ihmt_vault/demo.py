@@ -70,22 +70,22 @@ def run_demo(target: Path | None, as_json: bool = False) -> dict:
         log["saved"] = m.path
 
         say("\n4. A correction: staging moved on to PostgreSQL 18. The old fact stays, flagged OUTDATED.")
-        old = next(r for r in v.catalog.all() if r.title == "Staging runs PostgreSQL 17")
+        old = next(r for r in v.memories() if r["title"] == "Staging runs PostgreSQL 17")
         new = v.save("Staging was upgraded from PostgreSQL 17 to 18 on 2026-11-28 to test the new async I/O. "
                      "Production stays on 15 until the Black Friday freeze ends.",
-                     title="Staging runs PostgreSQL 18", topic=old.folder, type="correction", date="2026-11-28",
-                     tags=["database", "staging"], source="codex", supersedes=[old.id])
-        say(f"   saved {new.path}; {old.path} is now outdated.")
-        summary = (v.root / old.folder / "index.md").read_text(encoding="utf-8")
+                     title="Staging runs PostgreSQL 18", topic=old["folder"], type="correction", date="2026-11-28",
+                     tags=["database", "staging"], source="codex", supersedes=[old["id"]])
+        say(f"   saved {new.path}; {old['path']} is now outdated.")
+        summary = (v.root / old["folder"] / "index.md").read_text(encoding="utf-8")
         for line in summary.splitlines():
             if "OUTDATED" in line:
                 say(f"   {line}")
-        log["correction"] = {"new": new.id, "old": old.id}
+        log["correction"] = {"new": new.id, "old": old["id"]}
 
         say("\n5. History comes from git: every operation is one commit with queryable trailers.")
-        for c in v.history(old.id):
+        for c in v.history(old["id"]):
             say(f"   {c.date[:10]}  {c.op:<8} by {c.agent:<12} {c.subject}")
-        log["history"] = [c.to_dict() for c in v.history(old.id)]
+        log["history"] = [c.to_dict() for c in v.history(old["id"])]
 
         say("\n6. Search answers in a few hundred tokens, current facts first.")
         r = v.search("which PostgreSQL version does staging run?")

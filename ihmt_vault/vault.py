@@ -445,6 +445,12 @@ class Vault:
 
         return node("", 0)
 
+    def memories(self, under: str = "") -> list[dict]:
+        """Every memory in a folder and below (all of them by default): id, title, path, date, status..."""
+        self.refresh()
+        folder = tree.clean_topic(under, self.config.max_depth) if under else ""
+        return [dict(r) for r in sorted(self.catalog.under(folder), key=lambda r: r.path)]
+
     def stats(self) -> dict:
         self.refresh()
         rows = self.catalog.all()

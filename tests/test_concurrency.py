@@ -1,0 +1,69 @@
+"""Several processes writing one vault: the lock serializes them and every save lands."""
+import subprocess
+import sys
+import textwrap
+
+from conftest import commits
+
+from ihmt_vault import Vault
+
+SAVER = textwrap.dedent("""
+    import sys
+    from ihmt_vault import Vault
+    root, who, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    with Vault.open(root) as v:
+        for i in range(n):
+            v.save(f"{who} remembers fact {i}.", title=f"{who} fact {i}", topic=f"team/{who}", source=who)
+""")
+
+
+def test_two_processes_saving_at_once_both_land(vault):
+    procs = [subprocess.Popen([sys.executable, "-c", SAVER, str(vault.root), who, "10"])
+             for who in ("alice", "bob")]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    subjects = commits(vault.root)
+    assert sorted(s for s in subjects if s.startswith("save:")) == sorted(
+        f"save: {who} fact {i}" for who in ("alice", "bob") for i in range(10))
+    with Vault.open(vault.root) as v:
+        v.refresh(force=True)
+        assert sorted(r.title for r in v.catalog.all()) == sorted(f"{w} fact {i}" for w in ("alice", "bob") for i in range(10))
+        assert v.doctor() == []
+
+
+def test_a_cli_save_while_another_process_holds_the_lock_waits_then_lands(vault):
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import time
+        from ihmt_vault import Vault
+        v = Vault.open({str(vault.root)!r})
+        with v.lock.held():
+            print("held", flush=True)
+            time.sleep(1.0)
+    """)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline() == "held\n"
+    r = subprocess.run([sys.executable, "-m", "ihmt_vault.cli", "save", "waited for the lock", "--topic", "t",
+                        "--vault", str(vault.root)], capture_output=True, text=True)
+    holder.wait()
+    assert r.returncode == 0, r.stderr
+    assert commits(vault.root)[0] == "save: waited for the lock"
+
+
+def test_a_writer_that_cannot_get_the_lock_gets_a_clear_error(tmp_path):
+    root = tmp_path / "v"
+    Vault.init(root).close()
+    (root / ".ihmt/config.toml").write_text("[vault]\nlock_timeout = 0.2\n")
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import time
+        from ihmt_vault import Vault
+        v = Vault.open({str(root)!r})
+        with v.lock.held():
+            print("held", flush=True)
+            time.sleep(3)
+    """)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline() == "held\n"
+    r = subprocess.run([sys.executable, "-m", "ihmt_vault.cli", "save", "x", "--topic", "t", "--vault", str(root)],
+                       capture_output=True, text=True)
+    holder.kill()
+    holder.wait()
+    assert r.returncode == 3
+    assert r.stderr == (f"error: {root}/.ihmt/vault.lock: another process has been writing to this vault for over "
+                        "0.2s; try again, or raise lock_timeout in .ihmt/config.toml\n")
