@@ -109,7 +109,7 @@ def _cjk_terms(run: str) -> list[str]:
     return [run[i:i + 2] for i in range(len(run) - 1)]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Word:
     """One word of a text as written, and the index terms it produces."""
 
@@ -128,31 +128,39 @@ def words(text: str, lang: str | None = None) -> list[Word]:
         lang = guess_lang([r.lower() for r in raw if len(r) < 8])
     out: list[Word] = []
     for tok in raw:
-        if _CJK_RUN.fullmatch(tok):
-            out.append(Word(tok, tuple(_cjk_terms(tok))))
-            continue
-        low = tok.lower()
-        parts = [p for piece in _SEP.split(tok) for p in _camel_parts(piece)]
-        is_ident = len(parts) > 1
-        if not is_ident:
-            if low in STOP or fold(low) in STOP:
-                continue
-            if len(low) == 1 and not low.isdigit():
-                continue
-            out.append(Word(tok, stems(low, lang)))
-            continue
-        terms: list[str] = []
-        whole = fold(_SEP.sub("", low))
-        terms.append(whole)
-        for p in parts:
-            pl = p.lower()
-            if pl in STOP or (len(pl) == 1 and not pl.isdigit()):
-                continue
-            for t in (stems(pl, lang) if not pl.isdigit() else (pl,)):
-                if t not in terms:
-                    terms.append(t)
-        out.append(Word(tok, tuple(terms), ident=True))
+        w = _word(tok, lang)
+        if w is not None:
+            out.append(w)
     return out
+
+
+@functools.lru_cache(maxsize=200_000)
+def _word(tok: str, lang: str) -> Word | None:
+    if _CJK_RUN.fullmatch(tok):
+        return Word(tok, tuple(_cjk_terms(tok)))
+    low = tok.lower()
+    if tok.isalpha() and (tok.islower() or tok[1:].islower()):
+        parts = [tok]
+    else:
+        parts = [p for piece in _SEP.split(tok) for p in _camel_parts(piece)]
+    is_ident = len(parts) > 1
+    if not is_ident:
+        if low in STOP or fold(low) in STOP:
+            return None
+        if len(low) == 1 and not low.isdigit():
+            return None
+        return Word(tok, stems(low, lang))
+    terms: list[str] = []
+    whole = fold(_SEP.sub("", low))
+    terms.append(whole)
+    for p in parts:
+        pl = p.lower()
+        if pl in STOP or (len(pl) == 1 and not pl.isdigit()):
+            continue
+        for t in (stems(pl, lang) if not pl.isdigit() else (pl,)):
+            if t not in terms:
+                terms.append(t)
+    return Word(tok, tuple(terms), ident=True)
 
 
 def analyze(text: str, lang: str | None = None) -> list[str]:

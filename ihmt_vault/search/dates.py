@@ -117,6 +117,17 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
 ]
 
 
+_WORD = re.compile(r"[^\W\d_]+")
+_MONTH_WORDS = frozenset(MONTHS)
+_WD_WORDS = frozenset(_WEEKDAYS)
+_REL_EN = frozenset("today tonight morning yesterday tomorrow last this past previous next day".split())
+_REL_ES = frozenset("hoy anteayer ayer mañana manana semana mes año ano fin".split())
+_GATE = {"iso": "digits", "dmy_num": "digits", "zh_ymd": "digits", "zh_md": "digits", "d_month_y": "digits",
+         "month_d_y": "digits", "month_y": "digits", "ym": "digits", "last_month_name": "month",
+         "in_month": "month", "ago": "ago", "hace": "hace", "zh_ago": "digits", "rel_en": "rel_en",
+         "rel_es": "rel_es", "rel_zh": "rel_zh", "weekday": "weekday", "in_year": "digits"}
+
+
 def find_dates(text: str, ref: dt.date | None) -> list[Span]:
     """Date spans named in `text`; relative ones need `ref` (skipped without it)."""
     if not text:
@@ -133,7 +144,22 @@ def find_dates(text: str, ref: dt.date | None) -> list[Span]:
         out.append(Span(start, end, grain, (m.start(), m.end())))
         taken.append((m.start(), m.end()))
 
+    low = text.lower()
+    vocab = set(_WORD.findall(low))
+    digits = any(c.isdigit() for c in text)
+    gates = {
+        "digits": digits,
+        "month": bool(vocab & _MONTH_WORDS),
+        "ago": "ago" in vocab,
+        "hace": "hace" in vocab,
+        "rel_en": bool(vocab & _REL_EN),
+        "rel_es": bool(vocab & _REL_ES),
+        "rel_zh": any(c in text for c in "今昨前明上这本去"),
+        "weekday": bool(vocab & _WD_WORDS),
+    }
     for name, rx in _PATTERNS:
+        if not gates[_GATE[name]]:
+            continue
         for m in rx.finditer(text):
             if not free(m.start(), m.end()):
                 continue

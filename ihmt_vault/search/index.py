@@ -34,7 +34,7 @@ LEVEL_LIMIT = 40         # children read per level of the descent
 BEAM = 3                 # folders kept per level
 MAX_DEPTH = 6
 FOLDER_WEIGHT = 0.25     # how much a memory's folder matching the query lifts it
-DATE_WEIGHT = 0.5        # lift of a memory dated (or naming a date) in the range the query names
+DATE_WEIGHT = 2.0        # lift of a memory dated (or naming a date) in the range the query names
 OUTDATED_FACTOR = 0.5    # outdated memories sink below their correction
 CLUE_MATCH, CLUE_MISS = 2.0, 0.5
 
@@ -57,8 +57,10 @@ def make_schema() -> Schema:
         parent=ID(),                     # memory: its folder; summary: the parent of its folder
         anc=KEYWORD(commas=True, lowercase=False),   # the folder and its ancestors
         depth=ID(stored=True),
-        title=_tokens_field(),
-        body=_tokens_field(),
+        title=_tokens_field(),           # memories: title + tags (when the title says more than the body's start)
+        body=_tokens_field(),            # memories: the text
+        stitle=_tokens_field(),          # summaries: folder title + keywords
+        sbody=_tokens_field(),           # summaries: the index.md text
         when=KEYWORD(lowercase=False),
         day=NUMERIC(int, bits=32, signed=False),
         status=ID(stored=True),
@@ -83,9 +85,19 @@ def _ancestors(folder: str) -> list[str]:
     return out
 
 
+_LINK_TARGET = re.compile(r"\]\([^)\s]*\)")
+
+
 def _fields(doc) -> dict:
     title_src = " ".join([doc.title or ""] + list(doc.tags or []))
-    lang = analysis.guess_lang([w.lower() for w in analysis._TOKEN.findall(f"{title_src} {doc.body[:2000]}")])
+    body = _LINK_TARGET.sub("]", doc.body or "")
+    lang = analysis.guess_lang([w.lower() for w in analysis._TOKEN.findall(f"{title_src} {body[:2000]}")])
+    body_terms = analysis.analyze(body, lang)
+    title_terms = analysis.analyze(doc.title or "", lang)
+    if title_terms and body_terms[: len(title_terms)] == title_terms:
+        # a title made from the text's first line says nothing more than the text: don't count it twice
+        title_terms = []
+    title_terms += analysis.analyze(" ".join(doc.tags or []), lang)
     ddate = dates.to_date(doc.date)
     spans = dates.find_dates(f"{doc.title}\n{doc.body}"[:20000], ddate)
     when = dates.when_terms(spans, ddate)
@@ -99,7 +111,8 @@ def _fields(doc) -> dict:
     f = dict(
         key=doc.key, kind=doc.kind, scope=scope, id=doc.id or "", folder=doc.folder,
         parent=parent, anc=",".join(_ancestors(doc.folder)), depth=str(doc.depth),
-        title=analysis.index_text(title_src, lang), body=analysis.index_text(doc.body or "", lang),
+        **{("stitle" if doc.kind == "summary" else "title"): " ".join(title_terms),
+           ("sbody" if doc.kind == "summary" else "body"): " ".join(body_terms)},
         when=" ".join(when), status=doc.status or "active", sup=",".join(doc.supersedes or []),
         data=dict(title=doc.title, body=doc.body, path=doc.path, folder=doc.folder, id=doc.id,
                   kind=doc.kind, date=(ddate.isoformat() if ddate else None), status=doc.status,
@@ -165,10 +178,12 @@ class SearchIndex:
             try:
                 if self._searcher is None:
                     self._searcher = _retry(lambda: ix.searcher(weighting=_weighting()))
-                else:
+                elif not _retry(self._searcher.up_to_date):
+                    # a new searcher, not `refresh()`: refresh reuses segment readers and then
+                    # misses deletions made in an existing segment
                     old = self._searcher
-                    new = _retry(old.refresh)
-                    self._searcher = new
+                    self._searcher = _retry(lambda: ix.searcher(weighting=_weighting()))
+                    old.close()
                 return self._searcher
             except IndexUnavailable:
                 self._drop()
@@ -313,7 +328,7 @@ class SearchIndex:
         """
         s = self._fresh_searcher()
         pq = parse(text, self.today())
-        q = _text_query(pq)
+        q = _summary_query(pq)
         if q is None:
             return []
         parent = (parent or "").strip("/")
@@ -365,7 +380,8 @@ class SearchIndex:
             for c in cand.values():
                 c["date"] = True
         # 3. level-wise descent from `under` (or the root)
-        folder_score, trail_ok, descent_reads = self._descend(s, base, scopes, under, cand)
+        level_q = _text_query(pq, summaries=True) if tq is not None else dq
+        folder_score, trail_ok, descent_reads = self._descend(s, level_q, scopes, under, cand)
         reads += descent_reads
         # 4. the clue: candidates matching both question and clue go up, the others down
         if cq is not None:
@@ -399,10 +415,10 @@ class SearchIndex:
         items = _corrections_first(items)
         # 6. decide
         top = items[: max(k, 10)]
-        n_docs = max(1, s.doc_count())
+        n_docs = max(1, s.doc_frequency("scope", "mem") or s.doc_count())
         idf = {}
         for g in pq.groups:
-            df = max((s.doc_frequency("body", t) + s.doc_frequency("title", t) for t in g.terms), default=0)
+            df = max((max(s.doc_frequency("body", t), s.doc_frequency("title", t)) for t in g.terms), default=0)
             idf[g.word] = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
             idf[g.word + "\x00df"] = df
         matched = [_matched_groups(pq, d) for _, _, d, _ in top]
@@ -482,18 +498,40 @@ class SearchIndex:
 
 
 # --------------------------------------------------------------------------- helpers
+class _BM25F(scoring.BM25F):
+    """BM25F with Robertson's idf: a word in most documents weighs next to nothing (Whoosh's
+    default idf, log(N/(df+1)) + 1, never goes below 1 and lets common words add up)."""
+
+    def idf(self, searcher, fieldname, text):
+        n = searcher.doc_frequency(fieldname, text)
+        big_n = searcher.doc_count_all()
+        return math.log(1.0 + (big_n - n + 0.5) / (n + 0.5))
+
+
 def _weighting():
-    return scoring.BM25F(B=0.75, K1=1.2, title_B=0.5)
+    return _BM25F(B=0.75, K1=1.2, title_B=0.5, stitle_B=0.5)
 
 
-def _text_query(pq: ParsedQuery):
+def _text_query(pq: ParsedQuery, summaries: bool = False):
+    """OR of the query's terms over the memory fields (and the summary fields if asked)."""
     qs = []
     for t in pq.terms:
         qs.append(Term("title", t, boost=TITLE_BOOST))
         qs.append(Term("body", t))
+        if summaries:
+            qs.append(Term("stitle", t, boost=TITLE_BOOST))
+            qs.append(Term("sbody", t))
     if not qs:
         return None
     return Or(qs)
+
+
+def _summary_query(pq: ParsedQuery):
+    qs = []
+    for t in pq.terms:
+        qs.append(Term("stitle", t, boost=TITLE_BOOST))
+        qs.append(Term("sbody", t))
+    return Or(qs) if qs else None
 
 
 def _date_query(pq: ParsedQuery):
