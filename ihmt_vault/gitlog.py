@@ -155,22 +155,24 @@ class Repo:
             return None
         env = {**self._env, "GIT_INDEX_FILE": str(self._private_index)}
         stdin = "\0".join(paths) + "\0"
+        marker = self._private_index.with_suffix(".head")  # "<commit> <tree>" the private index mirrors
         for _attempt in range(5):
-            head = self.head()
-            marker = self._private_index.with_suffix(".head")
-            if not self._private_index.exists() or (marker.read_text() if marker.exists() else "") != (head or ""):
+            head = self.head_fast() or None
+            mirrored, _, head_tree = (marker.read_text() if marker.exists() else "").partition(" ")
+            if not self._private_index.exists() or mirrored != (head or ""):
                 self.run("read-tree", head or "--empty", env=env)
+                head_tree = self.run("rev-parse", f"{head}^{{tree}}").strip() if head else ""
             self.run("update-index", "--add", "--remove", "-z", "--stdin", input=stdin, env=env)
             tree = self.run("write-tree", env=env).strip()
-            if head and self.run("rev-parse", f"{head}^{{tree}}").strip() == tree:
-                marker.write_text(head)
+            if head and head_tree == tree:
+                marker.write_text(f"{head} {tree}")
                 return None
             parents = ["-p", head] if head else []
             new = self.run("commit-tree", tree, *parents, "-F", "-", input=msg, env=env).strip()
             moved = subprocess.run(["git", "update-ref", "-m", f"ihmt: {msg.splitlines()[0]}", "HEAD", new,
                                     head or ZERO], cwd=self.top, capture_output=True, text=True, env=self._env)
             if moved.returncode == 0:
-                marker.write_text(new)
+                marker.write_text(f"{new} {tree}")
                 # Keep the person's index in step for these paths only, so `git status` stays clean.
                 self.run("update-index", "--add", "--remove", "-z", "--stdin", input=stdin)
                 return new

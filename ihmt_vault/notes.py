@@ -272,18 +272,22 @@ def _yaml_value(value):
     return value
 
 
+class _NewFileDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
+    """PyYAML's C emitter for new files (≈ 20x ruamel's speed; bulk imports write thousands)."""
+
+
+_NewFileDumper.add_representer(_Timestamp, lambda d, v: d.represent_scalar("tag:yaml.org,2002:timestamp", str(v)))
+_NewFileDumper.add_representer(list, lambda d, v: d.represent_sequence("tag:yaml.org,2002:seq", v, flow_style=True))
+
+
 def compose(fields: dict, body: str) -> str:
     """The text of a new memory file: keys in KEY_ORDER first, then the rest as given."""
-    data = CommentedMap()
-    for key in KEY_ORDER:
-        if key in fields and fields[key] is not None:
-            data[key] = _yaml_value(fields[key])
-    for key, value in fields.items():
-        if key not in data and value is not None:
-            data[key] = _yaml_value(value)
-    out = io.StringIO()
-    _yaml().dump(data, out)
-    return f"---\n{out.getvalue()}---\n{body if body.endswith(chr(10)) else body + chr(10)}"
+    ordered = {k: fields[k] for k in KEY_ORDER if fields.get(k) is not None}
+    ordered.update((k, v) for k, v in fields.items() if k not in ordered and v is not None)
+    data = {k: _Timestamp(v) if isinstance(v, str) and _ISO.match(v) else v for k, v in ordered.items()}
+    block = yaml.dump(data, Dumper=_NewFileDumper, sort_keys=False, allow_unicode=True, width=4096,
+                      default_flow_style=False)
+    return f"---\n{block}---\n{body if body.endswith(chr(10)) else body + chr(10)}"
 
 
 def update_front_matter(text: str, changes: dict, remove: tuple[str, ...] = (), path: str = "") -> str:
@@ -333,8 +337,8 @@ def write_atomic(file: Path, text: str) -> None:
     """Write via a temporary sibling and rename: a crash leaves the old file or the new, never half."""
     file.parent.mkdir(parents=True, exist_ok=True)
     tmp = file.with_name(f".{file.name}.{os.getpid()}.ihmt-tmp")
+    # No fsync, like git's own default: the rename is atomic against crashes of this process, which is
+    # the failure we guard; after a power loss `doctor --repair` reconciles files and commits.
     with open(tmp, "w", encoding="utf-8", newline="") as f:
         f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
     os.replace(tmp, file)

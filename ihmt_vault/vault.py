@@ -595,8 +595,12 @@ class Vault:
         return [self.get(i) for i in ids]
 
     def _split_if_crowded(self, folders: set[str], agent: str) -> None:
+        crowded = [f for f in folders if f and sum(1 for n in os.listdir(self._abs(f)) if n.endswith(".md")
+                                                   and n != tree.INDEX) > self.config.branch_factor]
+        if not crowded:
+            return
         with self._transaction("move", "move: split crowded topics", [("Memory-Op", "move")], agent) as tx:
-            moved = tx.split_crowded(folders)
+            moved = tx.split_crowded(set(crowded))
             if moved:
                 tx.subject = f"move: split {', '.join(sorted(moved)) or 'root'} into subtopics"
                 tx.trailers += [("Memory-Id", i) for i in moved[next(iter(moved))]] if len(moved) == 1 else []
@@ -704,8 +708,9 @@ class _Tx:
                       "created": now, "tags": item["tags"], "status": "active",
                       "supersedes": item["supersedes"] or None, "source": item["source"],
                       "pinned": item["pinned"], **item["extra"]}
-            self.write(rel, notes.compose(fields, item["text"]))
-            created.append(notes.parse(notes.compose(fields, item["text"]), rel))
+            text = notes.compose(fields, item["text"])
+            self.write(rel, text)
+            created.append(notes.parse(text, rel))
             if progress:
                 progress(n + 1, len(items))
         return created
@@ -745,6 +750,9 @@ class _Tx:
     # -- finishing --------------------------------------------------------------------------------
     def finish(self) -> None:
         v = self.v
+        if not (self.paths or self.folders or self.reindex_all):
+            v._journal.unlink(missing_ok=True)
+            return
         memory_paths = [p for p in self.paths if v._is_memory_path(p)]
         with v.catalog.transaction():
             for rel in memory_paths:
@@ -761,8 +769,8 @@ class _Tx:
         if not self.reindex_all:
             deleted = [p for p in memory_paths if not v._abs(p).exists()]
             changed = [p for p in memory_paths if v._abs(p).exists()]
-            folders = {f for fo in self.folders for f in tree.parents(fo)}
-            v._update_caches(changed, deleted, folders)
+            rewritten = {p.rpartition("/")[0] for p in self.summaries_written}  # unchanged ones stay as indexed
+            v._update_caches(changed, deleted, rewritten)
         else:
             v._rebuild_caches()
         v._journal.unlink(missing_ok=True)
