@@ -539,6 +539,84 @@ class Vault:
                 tx.edit(new, {"supersedes": new.supersedes + [old.id]})
         return self.get(old.id)
 
+    def pin(self, id_or_path: str, pinned: bool = True, source: str | None = None) -> Memory:
+        """Pin (a core memory: never decays, always in the brief) or unpin a memory. One commit."""
+        m = self.get(id_or_path)
+        if m.pinned == pinned:
+            return m
+        with self._transaction("edit", f"{'pin' if pinned else 'unpin'}: {m.title}",
+                               [("Memory-Id", m.id), ("Memory-Op", "edit")], source) as tx:
+            tx.edit(m, {"pinned": pinned})
+        return self.get(m.id)
+
+    def archive(self, id_or_path: str, source: str | None = None) -> Memory:
+        """Move a memory into `archive/` (same sub-path), status archived: kept and searchable, out of the way."""
+        m = self.get(id_or_path)
+        if m.folder.split("/")[0] == tree.ARCHIVE:
+            raise BadInput(f"{m.path}: is already archived; use restore to bring it back")
+        if m.pinned:
+            raise BadInput(f"{m.path}: is pinned (a core memory); unpin it first")
+        with self._transaction("archive", f"archive: {m.title}", [("Memory-Id", m.id), ("Memory-Op", "archive")],
+                               source) as tx:
+            tx.edit(m, {"status": "archived"})
+            dest = tx.move(m.path, f"{tree.ARCHIVE}/{m.folder}".rstrip("/"))
+        return self._read(dest)
+
+    def restore(self, id_or_path: str, source: str | None = None) -> Memory:
+        """Bring an archived memory back to the folder it was archived from, status active."""
+        m = self.get(id_or_path)
+        if m.folder.split("/")[0] != tree.ARCHIVE:
+            raise BadInput(f"{m.path}: is not archived; only memories under {tree.ARCHIVE}/ can be restored")
+        home = m.folder.partition("/")[2] or "restored"
+        with self._transaction("restore", f"restore: {m.title}", [("Memory-Id", m.id), ("Memory-Op", "restore")],
+                               source) as tx:
+            tx.edit(m, {"status": "outdated" if m.superseded_by else "active"})
+            dest = tx.move(m.path, home)
+        return self._read(dest)
+
+    def read_folder(self, folder: str = "") -> str:
+        """A folder's summary (its index.md): one level of the tree, to drill down from."""
+        rel = tree.clean_topic(folder, self.config.max_depth) if folder.strip().strip("/") else ""
+        file = self._abs(f"{rel}/{tree.INDEX}" if rel else tree.INDEX)
+        if not file.is_file():
+            raise NotFound(f"{folder or '/'}: no such topic; see 'ihmt tree'")
+        return file.read_text(encoding="utf-8")
+
+    def brief(self, budget_tokens: int | None = None, recent: int = 8) -> str:
+        """The top level for the start of a session: topics, pinned and recent memories, within a budget.
+
+        One line per top-level topic (count, keywords, "[+N]" for what lies below), every pinned
+        memory, then the most recent ones. Cut to `budget_tokens` (chars/4) whatever the vault size.
+        """
+        self.refresh()
+        budget = (budget_tokens or self.config.brief_tokens) * 4
+        live = self.catalog.count("WHERE status != 'archived'")
+        lines = [f"# {self.config.title}: {live} memories"]
+        topics = [i for name in self._subfolders("") if name != tree.ARCHIVE and (i := _folder_info(self, name))]
+        if topics:
+            lines += ["", "## Topics (read_memory(path) to drill down)"]
+            for t in topics:
+                below = len(self._subfolders(t.name))
+                more = f" [+{below} subtopics]" if below else ""
+                lines.append(f"- {t.name}/ — {t.count} memories{more}: {', '.join(t.keywords[:6])}")
+        pinned = self.catalog.pinned()
+        if pinned:
+            lines += ["", "## Pinned"]
+            lines += [f"- {r.title}: {notes.shorten(r.first_line, 160)} ({r.id})" for r in pinned]
+        shown = {r.id for r in pinned}
+        fresh = [r for r in self.catalog.recent(recent + len(shown)) if r.id not in shown][:recent]
+        if fresh:
+            lines += ["", "## Recent"]
+            lines += [f"- {r.date or (r.created or '')[:10]} {r.title} ({r.id}, {r.folder}/)" for r in fresh]
+        out, used = [], 0
+        for line in lines:
+            if used + len(line) + 1 > budget - 40:
+                out.append(f"[+{len(lines) - len(out)} more lines: use search_memory or read_memory]")
+                break
+            out.append(line)
+            used += len(line) + 1
+        return "\n".join(out) + "\n"
+
     def rebuild(self, progress: Progress | None = None) -> dict:
         """Regenerate every summary, the catalog and the search index from the memory files."""
         with self._transaction("edit", "rebuild: regenerate summaries", [("Memory-Op", "edit")]) as tx:
