@@ -126,8 +126,9 @@ class ViaVault:
     def __init__(self, mems, tmp: Path):
         from ihmt_vault.vault import Vault
         self.v = Vault.init(tmp / "vault")
-        items = [{"text": memory_text(m), "title": _title(memory_text(m)), "date": m["date"][:10],
-                  "topic": None, "source": m["id"]} for m in mems]
+        # no title, no topic: the vault names and files each memory itself
+        items = [{"text": memory_text(m), "title": None, "date": m["date"][:10], "topic": None,
+                  "source": "locomo"} for m in mems]
         out = self.v.save_many(items)
         ids = [getattr(x, "id", x) for x in out] if isinstance(out, (list, tuple)) else []
         self.turn = {i: m["id"] for i, m in zip(ids, mems)} if len(ids) == len(mems) else {}

@@ -35,6 +35,7 @@ BEAM = 3                 # folders kept per level
 MAX_DEPTH = 6
 FOLDER_WEIGHT = 0.25     # how much a memory's folder matching the query lifts it
 DATE_WEIGHT = 2.0        # lift of a memory dated (or naming a date) in the range the query names
+BM25_K1, BM25_B = 1.0, 0.5    # memories are short and their length is rarely padding
 OUTDATED_FACTOR = 0.5    # outdated memories sink below their correction
 CLUE_MATCH, CLUE_MISS = 2.0, 0.5
 
@@ -427,7 +428,8 @@ class SearchIndex:
         hits = [self._hit(s, sc, d, c, pq) for sc, _, d, c in items[:k]]
         res.hits = hits
         if status == AMBIGUOUS:
-            res.candidates = [self._hit(s, sc, d, c, pq, distinguish=True) for sc, _, d, c in cands]
+            res.candidates = [self._hit(s, sc, d, c, pq) for sc, _, d, c in cands]
+            _distinguish(res.candidates, pq)
         return res
 
     def _descend(self, s, q, scopes, start: str, cand: dict):
@@ -468,7 +470,7 @@ class SearchIndex:
                 reached.add(f)
         return folder_score, reached, reads
 
-    def _hit(self, s, score, data, c, pq: ParsedQuery, distinguish=False) -> Hit:
+    def _hit(self, s, score, data, c, pq: ParsedQuery) -> Hit:
         folder = data.get("folder", "")
         notices = []
         if data.get("status") == "outdated":
@@ -509,7 +511,7 @@ class _BM25F(scoring.BM25F):
 
 
 def _weighting():
-    return _BM25F(B=0.75, K1=1.2, title_B=0.5, stitle_B=0.5)
+    return _BM25F(B=BM25_B, K1=BM25_K1, title_B=0.5, stitle_B=0.5)
 
 
 def _text_query(pq: ParsedQuery, summaries: bool = False):
@@ -610,6 +612,22 @@ def _decide(pq, cq, top, matched, idf, n_docs):
 def _title_has_all(pq, data) -> bool:
     terms = set(analysis.analyze(" ".join([data.get("title") or ""] + list(data.get("tags") or [])), data.get("lang")))
     return all(any(t in terms for t in g.terms) for g in pq.groups)
+
+
+def _distinguish(cands: list[Hit], pq: ParsedQuery) -> None:
+    """Give each ambiguous candidate the sentence that best tells it apart from the others."""
+    own = [set(analysis.analyze(f"{h.title} {h.body}")) for h in cands]
+    asked = set(pq.terms)
+    for i, h in enumerate(cands):
+        others = set().union(*(own[:i] + own[i + 1:])) if len(own) > 1 else set()
+        unique = own[i] - others - asked
+        sents = [x for x in _SENT.split(h.body or "") if x.strip()][:200]
+        best, best_n = h.snippet, 0
+        for snt in sents:
+            n = len(unique & set(analysis.analyze(snt)))
+            if n > best_n:
+                best, best_n = " ".join(snt.split()), n
+        h.snippet = best if len(best) <= 200 else best[:199] + "…"
 
 
 _SENT = re.compile(r"(?<=[.!?。！？\n])\s*")
