@@ -120,6 +120,7 @@ class Memory:
     pinned: bool = False
     meta: dict = field(default_factory=dict)   # the whole front matter as read, unknown keys included
     missing: tuple[str, ...] = ()              # required keys the file lacks (filled in on repair)
+    notices: list[str] = field(default_factory=list)  # what a save has to tell the caller (not stored)
 
     @property
     def folder(self) -> str:
@@ -133,6 +134,8 @@ class Memory:
             d["extra"] = _jsonable(extra)
         if body:
             d["body"] = self.body
+        if self.notices:
+            d["notices"] = list(self.notices)
         return d
 
 

@@ -33,9 +33,10 @@ import yaml
 from . import gitlog, notes, tree
 from .catalog import Catalog, Row
 from .config import CONFIG_PATH, Config
-from .errors import BadInput, BrokenFile, NotAVault, NotFound, VaultError
+from .errors import BadInput, BrokenFile, NotAVault, NotFound, SecretRefused, VaultError
 from .lock import VaultLock
 from .notes import Memory
+from .sensitive import find_secret
 
 CACHE = ".ihmt/cache"
 GITIGNORE = ".ihmt/cache/\n.ihmt/vault.lock\n"
@@ -489,13 +490,25 @@ class Vault:
     # -- writing ----------------------------------------------------------------------------------
     def save(self, text: str, title: str | None = None, topic: str | None = None, date: str | None = None,
              tags: Iterable[str] = (), type: str | None = None, source: str | None = None,
-             pinned: bool = False, supersedes: Iterable[str] = ()) -> Memory:
-        """Save one memory; it is filed under `topic`, or where it fits best. One commit."""
+             pinned: bool = False, supersedes: Iterable[str] = (), replaces: str | None = None) -> Memory:
+        """Save one memory; it is filed under `topic`, or where it fits best. One commit.
+
+        `supersedes` names the ids this memory corrects; `replaces` describes the memory it corrects
+        in a few words, found by search: one clear match is marked outdated, several are listed in
+        `notices` (nothing marked), none is said so. The saved memory carries those `notices`.
+        """
         item = self._validate({"text": text, "title": title, "topic": topic, "date": date, "tags": tags,
                                "type": type, "source": source, "pinned": pinned, "supersedes": supersedes}, "")
+        if replaces is not None and not replaces.strip():
+            raise BadInput("replaces is empty; describe the memory this one corrects in a few words")
         agent = item["source"]
+        notices: list[str] = []
         with self._transaction("save", f"save: {item['title']}", [], agent) as tx:
             old = self._check_supersedes(item["supersedes"])
+            if replaces:
+                found, notice = self._find_replaced(replaces)
+                old += [f for f in found if f.id not in {o.id for o in old}]
+                notices += [notice] if notice else []
             [memory] = tx.create([item])
             tx.trailers += [("Memory-Id", memory.id), ("Memory-Op", "replace" if old else "save")]
             if old:
@@ -504,7 +517,26 @@ class Vault:
                 for o in old:
                     tx.mark_outdated(o, memory.id)
         self._split_if_crowded({memory.folder}, agent)
-        return self.get(memory.id)
+        saved = self.get(memory.id)
+        saved.notices = notices + [f"Marked outdated: {o.title} ({o.id})." for o in old]
+        return saved
+
+    def _find_replaced(self, description: str) -> tuple[list[Memory], str | None]:
+        """The memory a correction replaces, by search: ([memory], None), or ([], what to tell the caller)."""
+        result = self.search(description, k=5)
+        live = [h for h in result.hits if h.status == "active"]
+        if result.status == "found" and live:
+            best = self.get(live[0].id)
+            wanted = set(tree.tokens(description))
+            have = set(tree.tokens(f"{best.title} {' '.join(best.tags)} {best.body}"))
+            # Marking a memory outdated is a strong act: most of the description's words must be in it.
+            if wanted and len(wanted & have) / len(wanted) > 0.5:
+                return [best], None
+        if result.status == "ambiguous":
+            options = "; ".join(f"{c.id} — {c.title}" for c in (result.candidates or result.hits)[:5])
+            return [], (f"Several memories match {description!r}: {options}. Nothing was marked outdated; "
+                        f"call mark_outdated(old_id, new_id) with the right one.")
+        return [], f"Nothing found to replace for {description!r}; saved as a new memory."
 
     def save_many(self, items: list[dict], source: str | None = None, progress: Progress | None = None) -> list[Memory]:
         """Save many memories as one commit (`Memory-Op: import`); ids in the order given."""
@@ -639,6 +671,10 @@ class Vault:
             raise BadInput(f"{where}the memory text is empty; give the text to remember")
         if "\0" in text:
             raise BadInput(f"{where}the memory text contains a NUL byte; memories are plain text")
+        secret = find_secret(f"{item.get('title') or ''}\n{text}")
+        if secret:
+            raise SecretRefused(f"{where}the text contains what looks like {secret}; memories are committed to "
+                                f"git in plain text: remove it (keep a pointer such as 'in 1Password') and save again")
         title = item.get("title")
         title = notes.shorten(str(title), 120) if title else notes.title_from_body(text, "Untitled")
         topic = item.get("topic")
