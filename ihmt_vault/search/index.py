@@ -16,7 +16,7 @@ from whoosh import index as windex
 from whoosh import scoring
 from whoosh.analysis import SpaceSeparatedTokenizer
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
-from whoosh.query import And, ConstantScoreQuery, Every, Or, Term
+from whoosh.query import And, ConstantScoreQuery, DisjunctionMax, Or, Term
 from whoosh.writing import CLEAR
 
 from . import analysis, dates
@@ -349,8 +349,7 @@ class SearchIndex:
             res.message = "The question has no searchable words (only common words)."
             return res
         base = tq if tq is not None else dq
-        mem_scopes = Or([Term("scope", x) for x in scopes]) if len(scopes) > 1 else Term("scope", scopes[0])
-        restrict = [ConstantScoreQuery(mem_scopes, 0.0)]
+        restrict = []
         if under:
             restrict.append(ConstantScoreQuery(Term("anc", under), 0.0))
         if level is not None:
@@ -367,16 +366,16 @@ class SearchIndex:
                     c["via"] = "both"
 
         # 1. flat ranking over all memories: never pruned
-        flat = s.search(And([base] + restrict), limit=FLAT_LIMIT)
+        flat = _run(s, base, restrict, scopes, FLAT_LIMIT)
         take(flat, "flat")
-        reads = len(flat)
+        reads = flat.scored_length()
         # 2. the date the question names: memories in range get a lift (and are sought too)
         if dq is not None and tq is not None:
-            dated = s.search(And([tq] + restrict + [ConstantScoreQuery(dq, 0.0)]), limit=FLAT_LIMIT)
+            dated = _run(s, tq, restrict + [ConstantScoreQuery(dq, 0.0)], scopes, FLAT_LIMIT)
             take(dated, "flat")
             for h in dated:
                 cand[h.docnum]["date"] = True
-            reads += len(dated)
+            reads += dated.scored_length()
         elif dq is not None:
             for c in cand.values():
                 c["date"] = True
@@ -388,9 +387,9 @@ class SearchIndex:
         if cq is not None:
             clq = _text_query(cq)
             if clq is not None:
-                both = s.search(And([base, clq] + restrict), limit=FLAT_LIMIT)
+                both = _run(s, And([base, clq]), restrict, scopes, FLAT_LIMIT)
                 take(both, "flat")
-                reads += len(both)
+                reads += both.scored_length()
                 for h in both:
                     cand[h.docnum]["clue"] = True
         res.node_reads = reads
@@ -435,8 +434,7 @@ class SearchIndex:
     def _descend(self, s, q, scopes, start: str, cand: dict):
         """Walk the tree from `start`: rank children, keep a beam of folders, go down."""
         sum_scopes = {"mem": "sum", "arc": "arcsum"}
-        kinds = list(scopes) + [sum_scopes[x] for x in scopes]
-        scope_q = ConstantScoreQuery(Or([Term("scope", x) for x in kinds]), 0.0)
+        kinds = tuple(scopes) + tuple(sum_scopes[x] for x in scopes)
         frontier = [start]
         folder_score: dict[str, float] = {}
         reached: set[str] = {start}
@@ -445,8 +443,8 @@ class SearchIndex:
             if not frontier:
                 break
             par = Term("parent", frontier[0]) if len(frontier) == 1 else Or([Term("parent", f) for f in frontier])
-            hits = s.search(And([q, ConstantScoreQuery(par, 0.0), scope_q]), limit=LEVEL_LIMIT)
-            reads += len(hits)
+            hits = _run(s, q, [ConstantScoreQuery(par, 0.0)], kinds, LEVEL_LIMIT)
+            reads += hits.scored_length()
             subs = []
             for h in hits:
                 if h["kind"] == "summary":
@@ -500,6 +498,25 @@ class SearchIndex:
 
 
 # --------------------------------------------------------------------------- helpers
+ALL_SCOPES = ("mem", "arc", "sum", "arcsum")
+
+
+def _run(s, q, restrict: list, scopes: tuple, limit: int):
+    """Search `q` AND the restrictions, within documents of the given scopes.
+
+    Scopes are applied the cheap way round: live memories are most of the index, so when they are
+    allowed the few other documents are masked out; otherwise the (few) allowed ones are required.
+    A ConstantScoreQuery over a large set costs a pass over all its ids on every query.
+    """
+    if "mem" in scopes:
+        excluded = [x for x in ALL_SCOPES if x not in scopes]
+        mask = (Or([Term("scope", x) for x in excluded]) if len(excluded) > 1 else Term("scope", excluded[0])) if excluded else None
+        full = And([q] + restrict) if restrict else q
+        return s.search(full, limit=limit, mask=mask)
+    allowed = Or([Term("scope", x) for x in scopes]) if len(scopes) > 1 else Term("scope", scopes[0])
+    return s.search(And([q] + restrict + [ConstantScoreQuery(allowed, 0.0)]), limit=limit)
+
+
 class _BM25F(scoring.BM25F):
     """BM25F with Robertson's idf: a word in most documents weighs next to nothing (Whoosh's
     default idf, log(N/(df+1)) + 1, never goes below 1 and lets common words add up)."""
@@ -514,26 +531,36 @@ def _weighting():
     return _BM25F(B=BM25_B, K1=BM25_K1, title_B=0.5, stitle_B=0.5)
 
 
-def _text_query(pq: ParsedQuery, summaries: bool = False):
-    """OR of the query's terms over the memory fields (and the summary fields if asked)."""
-    qs = []
-    for t in pq.terms:
-        qs.append(Term("title", t, boost=TITLE_BOOST))
-        qs.append(Term("body", t))
-        if summaries:
-            qs.append(Term("stitle", t, boost=TITLE_BOOST))
-            qs.append(Term("sbody", t))
-    if not qs:
+def _text_query(pq: ParsedQuery, summaries: bool = False, memories: bool = True):
+    """The query's words over the memory fields (and/or the summary fields).
+
+    A word's spellings (English and Spanish stems of an undecided word) count once: the best of
+    them (DisjunctionMax); an identifier's whole form and its parts add up (the exact identifier
+    beats a text that only has its parts). The same term in title and body adds up (BM25F-like).
+    """
+    fields = ([("title", TITLE_BOOST), ("body", 1.0)] if memories else []) + \
+             ([("stitle", TITLE_BOOST), ("sbody", 1.0)] if summaries else [])
+    seen: set[str] = set()
+    groups = []
+    for g in pq.groups:
+        terms = [t for t in g.terms if t not in seen]
+        seen.update(terms)
+        if not terms:
+            continue
+        alts = [Or([Term(f, t, boost=b) for f, b in fields]) for t in terms]
+        if len(alts) == 1:
+            groups.append(alts[0])
+        elif g.ident:
+            groups.append(Or(alts))
+        else:
+            groups.append(DisjunctionMax(alts))
+    if not groups:
         return None
-    return Or(qs)
+    return Or(groups) if len(groups) > 1 else groups[0]
 
 
 def _summary_query(pq: ParsedQuery):
-    qs = []
-    for t in pq.terms:
-        qs.append(Term("stitle", t, boost=TITLE_BOOST))
-        qs.append(Term("sbody", t))
-    return Or(qs) if qs else None
+    return _text_query(pq, summaries=True, memories=False)
 
 
 def _date_query(pq: ParsedQuery):
