@@ -197,3 +197,20 @@ def test_dates_named_in_the_text_are_searchable(tmp_path):
     ix = build(tmp_path, docs)
     assert ix.search("lease March 2024").hits[0].id == "lease"
     assert ix.search("dinner Casa Pepe on 10 October 2025").hits[0].id == "y"
+
+
+def test_query_naming_only_a_time_returns_memories_of_that_time(tmp_path):
+    docs = FILLER + [
+        mem("d1", "life", "Concert", "Went to the Rosalía concert.", date="2026-06-14"),
+        mem("d2", "life", "Haircut", "Got a haircut.", date="2026-03-02"),
+    ]
+    res = build(tmp_path, docs, today=dt.date(2026, 6, 15)).search("what happened yesterday?")
+    assert res.status == FOUND
+    assert [h.id for h in res.hits] == ["d1"]
+
+
+def test_a_pasted_paragraph_as_query_still_answers(tmp_path):
+    docs = FILLER + [mem("k8s", "work", "Ingress certificate renewal", "cert-manager renews the ingress certificate.")]
+    query = " ".join(f"word{i}" for i in range(200)) + " ingress certificate"
+    res = build(tmp_path, docs).search(query)
+    assert res.hits[0].id == "k8s"

@@ -33,9 +33,11 @@ FLAT_LIMIT = 80          # memories taken from the flat ranking (never pruned by
 LEVEL_LIMIT = 40         # children read per level of the descent
 BEAM = 3                 # folders kept per level
 MAX_DEPTH = 6
+MAX_GROUPS = 24          # words of a query kept (the rarest) — bounds the work of a long query
 FOLDER_WEIGHT = 0.25     # how much a memory's folder matching the query lifts it
 DATE_WEIGHT = 2.0        # lift of a memory dated (or naming a date) in the range the query names
 BM25_K1, BM25_B = 1.0, 0.5    # memories are short and their length is rarely padding
+DATE_ONLY = 0.1         # a memory matching only the question's date, relative to its date score
 OUTDATED_FACTOR = 0.5    # outdated memories sink below their correction
 CLUE_MATCH, CLUE_MISS = 2.0, 0.5
 
@@ -343,6 +345,11 @@ class SearchIndex:
     def _search(self, s, pq: ParsedQuery, cq: ParsedQuery | None, k: int, level, under: str,
                 scopes: tuple[str, ...]) -> SearchResult:
         res = SearchResult(status=NOT_FOUND)
+        if len(pq.groups) > MAX_GROUPS:
+            # a pasted paragraph: keep its rarest words, so the work per query stays bounded
+            df = {g.word: max(s.doc_frequency("body", t) for t in g.terms) for g in pq.groups}
+            keep = {g.word for g in sorted(pq.groups, key=lambda g: (df[g.word] == 0, df[g.word]))[:MAX_GROUPS]}
+            pq = ParsedQuery(pq.text, [g for g in pq.groups if g.word in keep], pq.spans)
         tq = _text_query(pq)
         dq = _date_query(pq)
         if tq is None and dq is None:
@@ -376,6 +383,12 @@ class SearchIndex:
             for h in dated:
                 cand[h.docnum]["date"] = True
             reads += dated.scored_length()
+            # memories of that time that share no word with the question still count, below the others
+            only_date = _run(s, dq, restrict, scopes, FLAT_LIMIT // 2)
+            for h in only_date:
+                if h.docnum not in cand:
+                    cand[h.docnum] = {"bm25": DATE_ONLY * float(h.score), "via": "flat", "date": True, "clue": False}
+            reads += only_date.scored_length()
         elif dq is not None:
             for c in cand.values():
                 c["date"] = True
@@ -421,7 +434,11 @@ class SearchIndex:
             df = max((max(s.doc_frequency("body", t), s.doc_frequency("title", t)) for t in g.terms), default=0)
             idf[g.word] = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
             idf[g.word + "\x00df"] = df
-        matched = [_matched_groups(pq, d) for _, _, d, _ in top]
+        matched = [_matched_groups(pq, d) | ({DATE_GROUP} if c["date"] and pq.spans else set())
+                   for _, _, d, c in top]
+        if pq.spans:
+            idf[DATE_GROUP] = max([idf[g.word] for g in pq.groups] + [1.0])
+            idf[DATE_GROUP + "\x00df"] = 0
         status, message, cands = _decide(pq, cq, top, matched, idf, n_docs)
         res.status, res.message = status, message
         hits = [self._hit(s, sc, d, c, pq) for sc, _, d, c in items[:k]]
@@ -498,6 +515,7 @@ class SearchIndex:
 
 
 # --------------------------------------------------------------------------- helpers
+DATE_GROUP = "\x00date"     # the question's date, as one more thing a memory can match
 ALL_SCOPES = ("mem", "arc", "sum", "arcsum")
 
 
@@ -609,7 +627,7 @@ def _decide(pq, cq, top, matched, idf, n_docs):
     """found / ambiguous / not_found, a one-line reason, and the ambiguous candidates."""
     if not top:
         return NOT_FOUND, "No memory contains the question's words.", []
-    groups = [g.word for g in pq.groups]
+    groups = [g.word for g in pq.groups] + ([DATE_GROUP] if pq.spans else [])
     total = sum(idf[w] for w in groups) or 1.0
     common_df = max(5, 0.05 * n_docs)
     m0 = matched[0]
@@ -617,7 +635,7 @@ def _decide(pq, cq, top, matched, idf, n_docs):
         cov = sum(idf[w] for w in m0) / total
         distinctive = [w for w in m0 if idf[w + "\x00df"] <= common_df]
         if not m0 or (not distinctive and cov < 0.5) or cov < 0.2:
-            words = ", ".join(sorted(m0)) or "nothing"
+            words = ", ".join(sorted(w if w != DATE_GROUP else "the date" for w in m0)) or "nothing"
             return NOT_FOUND, f"Only common or stray words matched ({words}).", []
     # ambiguity: several memories match the query's distinctive words equally well, and nothing
     # in the question tells them apart
