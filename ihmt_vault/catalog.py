@@ -12,8 +12,9 @@ import sqlite3
 from pathlib import Path
 
 from .notes import Memory
+from .timeline import Fact, slot
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _COLUMNS = ("path", "id", "folder", "title", "type", "status", "date", "created", "pinned", "tags",
             "supersedes", "superseded_by", "source", "first_line", "keywords", "mtime_ns", "size")
 _JSON = {"tags", "supersedes", "superseded_by", "keywords"}
@@ -34,7 +35,8 @@ class Catalog:
         self.db.execute("PRAGMA synchronous=NORMAL")
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:
-            self.db.executescript("DROP TABLE IF EXISTS memories; DROP TABLE IF EXISTS meta;")
+            self.db.executescript("DROP TABLE IF EXISTS memories; DROP TABLE IF EXISTS meta; "
+                                  "DROP TABLE IF EXISTS facts;")
         self.db.executescript(f"""
             CREATE TABLE IF NOT EXISTS memories (
                 path TEXT PRIMARY KEY, id TEXT, folder TEXT, title TEXT, type TEXT, status TEXT,
@@ -44,6 +46,11 @@ class Catalog:
             CREATE INDEX IF NOT EXISTS memories_id ON memories(id);
             CREATE INDEX IF NOT EXISTS memories_folder ON memories(folder);
             CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+            CREATE TABLE IF NOT EXISTS facts (
+                path TEXT, subject TEXT, attribute TEXT, value TEXT, slot_subject TEXT, slot_attribute TEXT,
+                slot_thing TEXT);
+            CREATE INDEX IF NOT EXISTS facts_path ON facts(path);
+            CREATE INDEX IF NOT EXISTS facts_slot ON facts(slot_subject, slot_attribute, slot_thing);
             PRAGMA user_version = {SCHEMA_VERSION};
         """)
 
@@ -51,7 +58,8 @@ class Catalog:
         self.db.close()
 
     # -- writing ----------------------------------------------------------------------------------
-    def upsert(self, memory: Memory, first_line: str, keywords: list[str], mtime_ns: int, size: int):
+    def upsert(self, memory: Memory, first_line: str, keywords: list[str], mtime_ns: int, size: int,
+               facts: list = ()):
         values = {
             "path": memory.path, "id": memory.id, "folder": memory.folder, "title": memory.title,
             "type": memory.type, "status": memory.status, "date": memory.date,
@@ -63,12 +71,24 @@ class Catalog:
         row = [json.dumps(values[c], ensure_ascii=False) if c in _JSON else values[c] for c in _COLUMNS]
         self.db.execute(f"INSERT OR REPLACE INTO memories ({','.join(_COLUMNS)}) "
                         f"VALUES ({','.join('?' * len(_COLUMNS))})", row)
+        self.db.execute("DELETE FROM facts WHERE path = ?", (memory.path,))
+        self.db.executemany("INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            [(memory.path, f.subject, f.attribute, f.value, *slot(f)) for f in facts])
 
     def delete(self, path: str):
         self.db.execute("DELETE FROM memories WHERE path = ?", (path,))
+        self.db.execute("DELETE FROM facts WHERE path = ?", (path,))
 
     def clear(self):
         self.db.execute("DELETE FROM memories")
+        self.db.execute("DELETE FROM facts")
+
+    def facts(self, where: str = "", args: tuple = ()) -> list[tuple]:
+        """(Fact, day, memory id, title, status) for every recorded fact matching `where`."""
+        cur = self.db.execute(
+            "SELECT f.subject, f.attribute, f.value, coalesce(m.date, substr(m.created, 1, 10)), m.id, m.title, "
+            f"m.status FROM facts f JOIN memories m ON m.path = f.path {where} ORDER BY f.rowid", args)
+        return [(Fact(s, a, v), day, i, t, st) for s, a, v, day, i, t, st in cur]
 
     def transaction(self):
         return _Transaction(self.db)

@@ -8,6 +8,8 @@ Findings, by kind:
 - duplicate-id  two files with one id: the later one gets a new id
 - outside-tree  a memory at the vault root or deeper than max_depth: moved into the tree
 - dangling      supersedes/superseded_by naming an id that is not in the vault: reported
+- one-sided     a correction recorded on one side only (e.g. `status: outdated` + `superseded_by`
+                set by hand in Obsidian): the other side gets its link, as a save with `replaces` does
 - stale-summary an index.md that differs from what its folder generates: regenerated
 - uncommitted   memory or summary files changed but not committed: committed as an edit
 """
@@ -55,6 +57,15 @@ def examine(v) -> list:
             if ref not in ids:
                 problems.append(Problem("dangling", row.path, f"refers to id {ref}, which is not in the vault",
                                         repairable=False))
+    by_id = {r.id: r for r in v.catalog.all() if r.id}
+    for row in by_id.values():
+        for newer in row.superseded_by:
+            if newer in by_id and row.id not in by_id[newer].supersedes:
+                problems.append(Problem("one-sided", by_id[newer].path, f"does not list {row.id} in supersedes"))
+        for older in row.supersedes:
+            o = by_id.get(older)
+            if o and (row.id not in o.superseded_by or o.status == "active"):
+                problems.append(Problem("one-sided", o.path, f"is superseded by {row.id} but not marked outdated"))
     for folder in sorted(v._all_folders(), key=lambda f: (-tree.depth(f), f)):
         expected = v._render_folder(folder)
         rel = f"{folder}/{tree.INDEX}" if folder else tree.INDEX
@@ -106,6 +117,7 @@ def fix(v, problems: list) -> None:
                 tx.edit(m, {k: fill[k] for k in m.missing})
             elif p.kind == "duplicate-id":
                 tx.edit(v._read(p.path), {"id": notes.new_id()})
+        _link_corrections(v, tx)
         for p in problems:
             if p.kind == "outside-tree" and (v.root / p.path).exists():
                 m = v._read(p.path)
@@ -115,8 +127,27 @@ def fix(v, problems: list) -> None:
                 else:
                     dest = "/".join(m.folder.split("/")[: v.config.max_depth])
                 tx.move(p.path, dest)
-        if kinds & {"stale-summary", "missing-keys", "duplicate-id", "outside-tree", "uncommitted"}:
+        if kinds & {"stale-summary", "missing-keys", "duplicate-id", "outside-tree", "uncommitted", "one-sided"}:
             tx.folders.update(v._all_folders())
+
+
+def _link_corrections(v, tx) -> None:
+    """Complete one-sided corrections: both memories of a correction name each other."""
+    by_id = {r.id: r for r in v.catalog.all() if r.id}
+    for row in list(by_id.values()):
+        for newer in row.superseded_by:
+            n = by_id.get(newer)
+            if n and row.id not in n.supersedes:
+                m = v._read(n.path)
+                tx.edit(m, {"supersedes": m.supersedes + [row.id]})
+                n["supersedes"] = m.supersedes + [row.id]
+        for older in row.supersedes:
+            o = by_id.get(older)
+            if o and (row.id not in o.superseded_by or o.status == "active"):
+                m = v._read(o.path)
+                by = m.superseded_by + ([row.id] if row.id not in m.superseded_by else [])
+                tx.edit(m, {"status": "outdated", "superseded_by": by})
+                o["superseded_by"], o["status"] = by, "outdated"
 
 
 def _first_commit_time(v, rel: str) -> str | None:

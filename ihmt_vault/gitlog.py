@@ -199,10 +199,15 @@ class Repo:
             commits.append(Commit(sha, date, author, body.split("\n", 1)[0], parse_trailers(body), paths))
         return commits
 
+    def patch(self, sha: str, vault_path: str) -> str:
+        """What a commit changed in one file, as a unified diff."""
+        return self.run("show", "--format=", "--no-color", "--find-renames", sha, "--", self.repo_path(vault_path))
+
     def show(self, rev: str, vault_path: str) -> str | None:
+        """A file's text at a revision, byte for byte (no newline translation), or None."""
         r = subprocess.run(["git", "show", f"{rev}:{self.repo_path(vault_path)}"], cwd=self.top,
-                           capture_output=True, text=True, env=self._env)
-        return r.stdout if r.returncode == 0 else None
+                           capture_output=True, env=self._env)
+        return r.stdout.decode("utf-8", errors="replace") if r.returncode == 0 else None
 
     def changed_since(self, rev: str) -> list[str] | None:
         """Vault paths changed between `rev` and HEAD, or None if `rev` is unknown."""

@@ -30,7 +30,7 @@ from typing import Callable, Iterable
 
 import yaml
 
-from . import gitlog, notes, tree
+from . import gitlog, notes, timeline, tree
 from .catalog import Catalog, Row
 from .config import CONFIG_PATH, Config
 from .errors import BadInput, BrokenFile, NotAVault, NotFound, SecretRefused, VaultError
@@ -76,9 +76,10 @@ class Change:
     agent: str
     subject: str
     path: str = ""
+    diff: str | None = None
 
     def to_dict(self) -> dict:
-        return dict(self.__dict__)
+        return {k: v for k, v in self.__dict__.items() if v is not None}
 
 
 class Vault:
@@ -229,7 +230,8 @@ class Vault:
         except (BrokenFile, NotFound):
             self.catalog.delete(rel)
             return None
-        self.catalog.upsert(m, notes.first_line(m.body), tree.keywords(m.title, m.body, m.tags), st.st_mtime_ns, st.st_size)
+        self.catalog.upsert(m, notes.first_line(m.body), tree.keywords(m.title, m.body, m.tags), st.st_mtime_ns,
+                            st.st_size, facts_of(m))
         return m
 
     # -- freshness --------------------------------------------------------------------------------
@@ -415,13 +417,29 @@ class Vault:
             return None
         return rel
 
-    def get(self, id_or_path: str) -> Memory:
-        return self._read(self.resolve(id_or_path))
-
-    def history(self, id_or_path: str) -> list[Change]:
+    def get(self, id_or_path: str, at: str | None = None) -> Memory:
+        """A memory as it is now, or as it was at the end of the day `at` (YYYY-MM-DD), from git."""
         rel = self.resolve(id_or_path)
-        return [Change(c.sha, c.date, c.op, c.agent, c.subject, rel)
-                for c in self.repo.log(rel, follow=True)]
+        if at is None:
+            return self._read(rel)
+        day = _check_date(at, "--at ")
+        commits = self.repo.log(rel, follow=True, until=f"{day} 23:59:59")
+        if not commits or not commits[0].paths:
+            raise NotFound(f"{id_or_path}: this memory did not exist yet on {day}")
+        text = self.repo.show(commits[0].sha, commits[0].paths[0])
+        if text is None:
+            raise NotFound(f"{id_or_path}: this memory had been deleted by {day}")
+        return notes.parse(text, commits[0].paths[0])
+
+    def history(self, id_or_path: str, diff: bool = False) -> list[Change]:
+        """Every commit that touched a memory, newest first, following moves; with `diff`, what changed."""
+        rel = self.resolve(id_or_path)
+        changes = []
+        for c in self.repo.log(rel, follow=True):
+            path = c.paths[0] if c.paths else rel
+            changes.append(Change(c.sha, c.date, c.op, c.agent, c.subject, path,
+                                  self.repo.patch(c.sha, path) if diff else None))
+        return changes
 
     def tree(self, depth: int = 2) -> dict:
         """The topic tree down to `depth` levels: folders with counts, memories as title lines."""
@@ -490,7 +508,8 @@ class Vault:
     # -- writing ----------------------------------------------------------------------------------
     def save(self, text: str, title: str | None = None, topic: str | None = None, date: str | None = None,
              tags: Iterable[str] = (), type: str | None = None, source: str | None = None,
-             pinned: bool = False, supersedes: Iterable[str] = (), replaces: str | None = None) -> Memory:
+             pinned: bool = False, supersedes: Iterable[str] = (), replaces: str | None = None,
+             facts: list[dict] | None = None) -> Memory:
         """Save one memory; it is filed under `topic`, or where it fits best. One commit.
 
         `supersedes` names the ids this memory corrects; `replaces` describes the memory it corrects
@@ -509,6 +528,9 @@ class Vault:
                 found, notice = self._find_replaced(replaces)
                 old += [f for f in found if f.id not in {o.id for o in old}]
                 notices += [notice] if notice else []
+            contradicted, fact_notices = self._check_facts_against_timeline(item)
+            old += [c for c in contradicted if c.id not in {o.id for o in old}]
+            notices += fact_notices
             [memory] = tx.create([item])
             tx.trailers += [("Memory-Id", memory.id), ("Memory-Op", "replace" if old else "save")]
             if old:
@@ -520,6 +542,42 @@ class Vault:
         saved = self.get(memory.id)
         saved.notices = notices + [f"Marked outdated: {o.title} ({o.id})." for o in old]
         return saved
+
+    def _check_facts_against_timeline(self, item: dict) -> tuple[list[Memory], list[str]]:
+        """Memories a new memory's facts contradict, and what to tell the caller."""
+        import datetime as dt
+        probe = Memory(id="", title=item["title"], path="", body=item["text"], source=item["source"], meta=item["extra"])
+        day = item["date"] or dt.date.today().isoformat()
+        contradicted, said = [], []
+        for fact in facts_of(probe):
+            records = [(f, d, i, t) for f, d, i, t, st in self.catalog.facts(
+                "WHERE f.slot_subject = ? AND f.slot_attribute = ? AND f.slot_thing = ? AND m.status != 'archived'",
+                timeline.slot(fact))]
+            lines = timeline.build(records)
+            if not lines or not lines[0].entries:
+                continue
+            line, current = lines[0], lines[0].entries[-1]
+            if timeline.norm(current.value) == timeline.norm(fact.value):
+                said.append(f"Confirms what was said on {current.valid_from}: {line.subject} {line.attribute} = "
+                            f"'{current.value}'.")
+            elif day >= current.valid_from:
+                said.append(timeline.contradiction_notice(line, fact, day))
+                for mid in [current.memory_id, *current.confirmations]:  # every memory that still says it
+                    m = self.get(mid)
+                    if m.status == "active" and m.id not in {c.id for c in contradicted}:
+                        contradicted.append(m)
+        return contradicted, said
+
+    def facts(self, subject: str | None = None, at: str | None = None) -> list[timeline.Timeline]:
+        """Every fact's timeline (oldest value first), or one subject's; with `at`, as of that day."""
+        self.refresh()
+        day = _check_date(at, "--at ") if at else None
+        where, args = ("WHERE f.slot_subject = ?", (timeline.norm(subject),)) if subject else ("", ())
+        return timeline.build([(f, d, i, t) for f, d, i, t, _ in self.catalog.facts(where, args)], at=day)
+
+    def conflicts(self) -> list[timeline.Timeline]:
+        """The facts whose value changed over time."""
+        return [t for t in self.facts() if len(t.entries) > 1]
 
     def _find_replaced(self, description: str) -> tuple[list[Memory], str | None]:
         """The memory a correction replaces, by search: ([memory], None), or ([], what to tell the caller)."""
@@ -570,6 +628,47 @@ class Vault:
             if old.id not in new.supersedes:
                 tx.edit(new, {"supersedes": new.supersedes + [old.id]})
         return self.get(old.id)
+
+    def restore_current(self, id_or_path: str, source: str | None = None) -> Memory:
+        """Undo `mark_outdated`: the memory is current again and its correction no longer supersedes it."""
+        m = self.get(id_or_path)
+        if m.status != "outdated":
+            raise BadInput(f"{m.path}: is not outdated (status {m.status}); nothing to restore")
+        with self._transaction("restore", f"current: {m.title}", [("Memory-Id", m.id), ("Memory-Op", "restore")],
+                               source) as tx:
+            tx.edit(m, {"status": "active"}, remove=("superseded_by",))
+            for newer in m.superseded_by:
+                rows = self.catalog.by_id(newer)
+                if rows:
+                    n = self._read(rows[0].path)
+                    rest = [i for i in n.supersedes if i != m.id]
+                    tx.edit(n, {"supersedes": rest} if rest else {}, remove=() if rest else ("supersedes",))
+        return self.get(m.id)
+
+    def undo(self, source: str | None = None) -> dict:
+        """Revert the last operation with a new commit (history is never rewritten)."""
+        with self._transaction("edit", "undo", [("Memory-Op", "edit")], source) as tx:
+            last = self.repo.log(max_count=1)
+            head = self.repo.head()
+            if not last or last[0].sha != head:
+                raise BadInput("the last commit of this repository is not a vault operation; use git revert")
+            c = last[0]
+            if "Memory-Op" not in c.trailers and not c.subject.startswith(("init:", "undo:", "rebuild:", "doctor:", "move:")):
+                raise BadInput(f"the last commit ({c.sha[:10]} {c.subject!r}) was not made by ihmt; use git revert")
+            if c.subject.startswith("init:"):
+                raise BadInput("nothing to undo: the last commit created the vault")
+            dirty = [p for p in c.paths if self.repo.show("HEAD", p) != _text_or_none(self._abs(p))]
+            if dirty:
+                raise BadInput(f"{dirty[0]}: has changes since the last operation; commit or discard them first")
+            for p in c.paths:
+                before = self.repo.show(f"{c.sha}^", p)
+                if before is None:
+                    tx.remove(p)
+                else:
+                    tx.write(p, before)
+            tx.subject = f"undo: {c.subject}"
+            tx.trailers += [("Memory-Id", i) for i in c.trailers.get("Memory-Id", [])] + [("Reverts", c.sha)]
+        return {"reverted": c.sha, "subject": c.subject, "commit": tx.commit}
 
     def pin(self, id_or_path: str, pinned: bool = True, source: str | None = None) -> Memory:
         """Pin (a core memory: never decays, always in the brief) or unpin a memory. One commit."""
@@ -679,17 +778,7 @@ class Vault:
         title = notes.shorten(str(title), 120) if title else notes.title_from_body(text, "Untitled")
         topic = item.get("topic")
         folder = tree.clean_topic(topic, self.config.max_depth) if topic and str(topic).strip() else None
-        date = item.get("date")
-        if date:
-            date = str(date).strip()
-            if not _DATE.match(date):
-                raise BadInput(f"{where}date {date!r} is not an ISO date; use YYYY-MM-DD")
-            date = date[:10]
-            try:
-                import datetime as dt
-                dt.date.fromisoformat(date)
-            except ValueError:
-                raise BadInput(f"{where}date {date!r} is not a real date; use YYYY-MM-DD") from None
+        date = _check_date(item["date"], where) if item.get("date") else None
         type_ = (item.get("type") or "note").strip().lower()
         if type_ not in notes.TYPES:
             raise BadInput(f"{where}type {type_!r} is unknown; use one of {', '.join(notes.TYPES)}")
@@ -718,6 +807,46 @@ class Vault:
             if moved:
                 tx.subject = f"move: split {', '.join(sorted(moved)) or 'root'} into subtopics"
                 tx.trailers += [("Memory-Id", i) for i in moved[next(iter(moved))]] if len(moved) == 1 else []
+
+
+def facts_of(m: Memory) -> list[timeline.Fact]:
+    """A memory's facts: the ones recorded in its front matter, else the ones its text states."""
+    who = timeline.speaker(m.body, m.meta, m.source)
+    recorded = timeline.from_meta(m.meta, who)
+    if recorded is not None:
+        return recorded
+    return timeline.extract(f"{m.title}.\n{m.body}" if m.title not in m.body else m.body, who)
+
+
+def _check_facts(facts) -> list[dict]:
+    if not isinstance(facts, (list, tuple)):
+        raise BadInput("facts must be a list of {subject, attribute, value}")
+    out = []
+    for n, f in enumerate(facts, 1):
+        if not isinstance(f, dict) or not str(f.get("attribute") or "").strip() or str(f.get("value") or "").strip() == "":
+            raise BadInput(f"fact {n}: needs an attribute and a value, e.g. {{subject: user, attribute: location, value: Madrid}}")
+        out.append({"subject": str(f.get("subject") or "I"), "attribute": str(f["attribute"]).strip().lower(),
+                    "value": str(f["value"]).strip()})
+    return out
+
+
+def _check_date(value, where: str = "") -> str:
+    """An ISO date (YYYY-MM-DD) from a caller, or a BadInput naming the argument."""
+    import datetime as dt
+    text = str(value).strip()
+    if not _DATE.match(text):
+        raise BadInput(f"{where}date {text!r} is not an ISO date; use YYYY-MM-DD")
+    try:
+        return dt.date.fromisoformat(text[:10]).isoformat()
+    except ValueError:
+        raise BadInput(f"{where}date {text!r} is not a real date; use YYYY-MM-DD") from None
+
+
+def _text_or_none(file: Path) -> str | None:
+    try:
+        return file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _safe_yaml(block: str | None) -> dict:
@@ -787,9 +916,9 @@ class _Tx:
         self.folders.update({rel.rpartition("/")[0], folder})
         return dest
 
-    def edit(self, m: Memory, changes: dict) -> None:
+    def edit(self, m: Memory, changes: dict, remove: tuple[str, ...] = ()) -> None:
         text = self.v._abs(m.path).read_text(encoding="utf-8")
-        self.write(m.path, notes.update_front_matter(text, changes, path=m.path))
+        self.write(m.path, notes.update_front_matter(text, changes, remove, path=m.path))
 
     def mark_outdated(self, old: Memory, new_id: str) -> None:
         by = old.superseded_by + ([new_id] if new_id not in old.superseded_by else [])
