@@ -28,7 +28,7 @@ def test_init_save_show_tree_history_outdate_stats(tmp_path):
     assert {k: saved[k] for k in ("title", "path", "tags", "type", "date", "source", "status")} == {
         "title": "Staging runs PostgreSQL 17.", "path": "work/infra/staging-runs-postgresql-17.md",
         "tags": ["database", "staging"], "type": "fact", "date": "2026-02-03", "source": "codex", "status": "active"}
-    old = ok_json("save", "-", "--title", "Staging runs PostgreSQL 15", "--topic", "work/infra", "--vault", root,
+    old = ok_json("save", "-", "--title", "Staging runs PostgreSQL 15", "--topic", "work/infra", "--date", "2024-03-12", "--vault", root,
                   input="Staging ran PostgreSQL 15 until February.\n")
     shown = ok_json("show", old["id"], "--vault", root)
     assert shown["body"] == "Staging ran PostgreSQL 15 until February.\n"
