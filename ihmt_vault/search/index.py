@@ -296,7 +296,21 @@ class SearchIndex:
     def search(self, query: str, k: int = 10, clue: str | None = None, level: int | None = None,
                under: str | None = None, detail: str = "compact", budget_tokens: int = 900,
                include_archived: str | bool = "fallback", today: dt.date | None = None) -> SearchResult:
-        """Answer a query (see the package docstring). Raises IndexUnavailable, never returns junk."""
+        """Answer a query (see the package docstring). Raises IndexUnavailable, never returns junk.
+
+        - `k`: hits returned (ranked); `clue`: words that pick among ambiguous candidates (memories
+          matching question and clue go up ×2, the others down ×0.5).
+        - `level=N`: only memories whose folder is at depth N (0 = the root's own memories);
+          `under="work/infra"`: only memories in that folder or below; the descent starts there.
+        - `include_archived`: "fallback" (archive searched only when nothing live is found; the
+          result says `archived_fallback`), "include"/True, "exclude"/False, or "only".
+        - `today`: reference day for relative dates in the query (default: the index's `today`).
+        - `detail`/`budget_tokens`: how `result.render()` renders; `result.tokens` is its size.
+        """
+        with self._lock:   # one searcher per SearchIndex: threads take turns (a query is milliseconds)
+            return self._search_locked(query, k, clue, level, under, detail, budget_tokens, include_archived, today)
+
+    def _search_locked(self, query, k, clue, level, under, detail, budget_tokens, include_archived, today):
         s = self._fresh_searcher()
         ref = today or self.today()
         pq = parse(query, ref)
@@ -329,17 +343,15 @@ class SearchIndex:
         The score is BM25F over each folder's summary (0 when nothing matches; folders whose
         summary matches nothing are left out). Archive folders are never proposed.
         """
-        s = self._fresh_searcher()
         pq = parse(text, self.today())
         q = _summary_query(pq)
         if q is None:
             return []
         parent = (parent or "").strip("/")
         full = And([q, ConstantScoreQuery(Term("parent", parent), 0.0), ConstantScoreQuery(Term("scope", "sum"), 0.0)])
-        out = []
-        for h in s.search(full, limit=100):
-            out.append((h["folder"], float(h.score)))
-        return out
+        with self._lock:
+            s = self._fresh_searcher()
+            return [(h["folder"], float(h.score)) for h in s.search(full, limit=100)]
 
     # ----------------------------------------------------------------- the engine
     def _search(self, s, pq: ParsedQuery, cq: ParsedQuery | None, k: int, level, under: str,
