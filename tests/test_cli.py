@@ -42,7 +42,7 @@ def test_init_save_show_tree_history_outdate_stats(tmp_path):
     stats = ok_json("stats", "--vault", root)
     assert (stats["memories"], stats["status"]) == (2, {"active": 1, "outdated": 1})
     text = ihmt("tree", "--depth", "3", "--vault", root).stdout
-    assert "    - Staging runs PostgreSQL 15 OUTDATED" in text
+    assert "      - 2024-03-12 Staging runs PostgreSQL 15 OUTDATED\n" in text
 
 
 def test_import_jsonl_is_one_commit(tmp_path):
