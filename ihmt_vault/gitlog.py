@@ -216,3 +216,71 @@ class Repo:
         if r.returncode != 0:
             return None
         return [v for n in r.stdout.splitlines() if (v := self.vault_path(n))]
+
+
+# -- purging text from history ------------------------------------------------------------------
+def _scrub_lines(data: bytes, needles: list[bytes]) -> bytes:
+    return b"".join(line for line in data.splitlines(keepends=True) if not any(n in line for n in needles))
+
+
+def rewrite_history(repo: Repo, memory_id: str, needles: list[str]) -> int:
+    """Remove every version of a memory from all history, and its text from generated summaries and
+    commit messages; returns the number of commits rewritten.
+
+    Uses `git fast-export | filter | git fast-import`: blobs that are the memory (front matter
+    `id: <memory_id>`) are dropped from every commit; in generated summaries (`generated: true`)
+    lines containing any of `needles` (its title, file name, text) are removed, and in commit
+    messages the needles become "(purged)".
+    Then reflogs are expired and unreachable objects pruned so the text is gone from the repository.
+    """
+    before = set(repo.run("rev-list", "--all").split())
+    exported = subprocess.run(["git", "fast-export", "--all", "--signed-tags=strip", "--reencode=yes",
+                               "--tag-of-filtered-object=rewrite"], cwd=repo.top, capture_output=True, check=True).stdout
+    marker = re.compile(rb"^id:\s*['\"]?" + re.escape(memory_id.encode()) + rb"['\"]?\s*$", re.M)
+    needle_bytes = [n.encode() for n in needles if n]
+    out, dropped, pos, kind, mark = [], set(), 0, b"", b""
+    while pos < len(exported):
+        end = exported.index(b"\n", pos) + 1
+        line = exported[pos:end]
+        pos = end
+        if line.startswith(b"data "):
+            size = int(line[5:].strip())
+            payload = exported[pos:pos + size]
+            pos += size
+            if kind == b"blob":
+                head = payload[:4096]
+                if head.startswith(b"---") and marker.search(head.split(b"\n---", 1)[0]):
+                    dropped.add(mark)
+                    payload = b""
+                elif b"generated: true" in head.split(b"\n---", 1)[0]:
+                    payload = _scrub_lines(payload, needle_bytes)
+            elif kind in (b"commit", b"tag"):
+                for n in needle_bytes:
+                    payload = payload.replace(n, b"(purged)")
+            out.append(b"data %d\n" % len(payload))
+            out.append(payload)
+            continue
+        word = line.split(b" ", 1)[0].strip()
+        if word in (b"blob", b"commit", b"tag", b"reset"):
+            kind, mark = word, b""
+        elif word == b"mark":
+            mark = line.split(b" ", 1)[1].strip()
+        elif word == b"M" and kind == b"commit":
+            parts = line.split(b" ", 3)
+            if len(parts) == 4 and parts[2] in dropped:
+                continue  # this commit's version of the purged memory: gone
+        out.append(line)
+    subprocess.run(["git", "fast-import", "--force", "--quiet"], cwd=repo.top, input=b"".join(out),
+                   capture_output=True, check=True)
+    for args in (["reflog", "expire", "--expire=now", "--all"], ["gc", "--prune=now", "--quiet"]):
+        subprocess.run(["git", *args], cwd=repo.top, capture_output=True, check=True)
+    repo._private_index.with_suffix(".head").unlink(missing_ok=True)
+    subprocess.run(["git", "reset", "-q"], cwd=repo.top, capture_output=True)  # the person's index follows HEAD
+    return len(before - set(repo.run("rev-list", "--all").split()))
+
+
+def commits_touching_since(repo: Repo, first: str) -> int:
+    """How many commits a history rewrite starting at `first` changes (it and all its descendants)."""
+    parent = repo.run("rev-parse", "-q", "--verify", f"{first}^", check=False).strip()
+    args = ["rev-list", "--count", "--all"] + ([f"^{parent}"] if parent else [])
+    return int(repo.run(*args).strip() or 0)

@@ -670,6 +670,32 @@ class Vault:
             tx.trailers += [("Memory-Id", i) for i in c.trailers.get("Memory-Id", [])] + [("Reverts", c.sha)]
         return {"reverted": c.sha, "subject": c.subject, "commit": tx.commit}
 
+    def forget(self, id_or_path: str, purge: bool = False, confirm: Callable[[int], bool] | None = None,
+               source: str | None = None) -> dict:
+        """Forget a memory. Without `purge` it is archived (kept, out of the way). With `purge` its
+        file is deleted and git history is rewritten so its text is in no commit; `confirm(n)` is
+        asked first with the number of commits that change. A purged vault must be force-pushed and
+        other clones re-cloned (their copies still hold the text).
+        """
+        m = self.get(id_or_path)
+        if not purge:
+            archived = self.archive(m.id, source=source)
+            return {"id": m.id, "purged": False, "path": archived.path}
+        paths = sorted({c.paths[0] for c in self.repo.log(m.path, follow=True) if c.paths} | {m.path})
+        first = self.repo.log(m.path, follow=True)
+        count = gitlog.commits_touching_since(self.repo, first[-1].sha) + 1 if first else 1
+        if confirm is not None and not confirm(count):
+            return {"id": m.id, "purged": False, "cancelled": True, "commits": count}
+        needles = [m.title, *{p.rpartition("/")[2] for p in paths}, notes.first_line(m.body)[:40],
+                   *[line.strip() for line in m.body.splitlines() if len(line.strip()) >= 12]]
+        with self._transaction("edit", f"forget: purged memory {m.id}", [("Memory-Id", m.id), ("Memory-Op", "edit")],
+                               source) as tx:
+            tx.remove(m.path)
+        rewritten = gitlog.rewrite_history(self.repo, m.id, needles)
+        with self.lock.held():
+            self._rebuild_caches()  # deleted documents linger in index segments until rebuilt
+        return {"id": m.id, "purged": True, "commits": rewritten}
+
     def pin(self, id_or_path: str, pinned: bool = True, source: str | None = None) -> Memory:
         """Pin (a core memory: never decays, always in the brief) or unpin a memory. One commit."""
         m = self.get(id_or_path)
