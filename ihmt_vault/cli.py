@@ -266,5 +266,60 @@ def demo(vault_path, as_json, target):
     run_demo(target, as_json)
 
 
+# -- agents (MCP) ---------------------------------------------------------------------------------
+@command(main)
+def mcp(v, as_json):
+    """Serve the vault to an agent as MCP tools over stdio; agents start it themselves (see 'ihmt setup')."""
+    from .mcp_server import serve  # the SDK takes about a second to import: only here
+    serve(v)
+
+
+@command(main)
+@click.option("--tokens", type=click.IntRange(100, 20000), help="Token budget (default: the vault's brief_tokens).")
+def brief(v, as_json, tokens):
+    """Print the vault's top level (topics, pinned and recent memories) within a token budget; the session-start hook runs it."""
+    text = v.brief(budget_tokens=tokens)
+    _emit(as_json, {"brief": text}, lambda: click.echo(text, nl=False))
+
+
+@command(main, opens_vault=False)
+@click.argument("agent", required=False, metavar="AGENT")
+@click.option("--scope", type=click.Choice(["user", "project"]), default="user", show_default=True,
+              help="user: every project; project: the current directory.")
+@click.option("--dry-run", is_flag=True, help="Print what would be written; write nothing.")
+@click.option("--list", "list_", is_flag=True, help="Show which agents are configured.")
+@click.option("--no-hook", is_flag=True, help="claude-code: leave out the session-start hook.")
+def setup(vault_path, as_json, agent, scope, dry_run, list_, no_hook):
+    """Connect AGENT (claude-code, codex, opencode, cursor, gemini-cli, claude-desktop, vscode) to the vault: its MCP config and instruction file; idempotent, backups of edited files."""
+    from . import agents
+    if list_:
+        rows = agents.status()
+        _emit(as_json, rows, lambda: [out.print(
+            f"{r['agent']:<15}{r['scope']:<8}{'configured' if r['server'] else '-':<11}"
+            f"{'instructions' if r['instructions'] else '-':<13}{'hook' if r['hook'] else '':<5}{r['config']}",
+            markup=False) for r in rows])
+        return
+    if not agent:
+        raise BadInput(f"name the agent to set up: one of {', '.join(agents.NAMES)} (or --list)")
+    changes = agents.setup(agent, scope, vault_path, dry_run=dry_run, hook=not no_hook)
+
+    def human():
+        verb = {"create": "would create" if dry_run else "created", "update": "would update" if dry_run else "updated",
+                "unchanged": "unchanged", "skip": "skipped"}
+        for c in changes:
+            backup = f" (backup: {c.backup})" if c.backup else ""
+            out.print(f"{verb[c.action]} {c.kind}: {c.path or ''}{backup}", markup=False)
+            if c.note:
+                out.print(f"  {c.note}", markup=False)
+            if c.action in ("create", "update"):
+                click.echo(c.snippet.rstrip("\n"))
+        if not any(c.action in ("create", "update") for c in changes):
+            out.print(f"{agent}: already set up, nothing to change", markup=False)
+        elif not dry_run:
+            out.print(f"restart {agents.AGENTS[agent].label} to load the ihmt tools", markup=False)
+
+    _emit(as_json, {"dry_run": dry_run, "changes": [c.to_dict() for c in changes]}, human)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

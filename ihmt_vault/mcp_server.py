@@ -1,0 +1,296 @@
+"""`ihmt mcp`: the vault as MCP tools for agents, over stdio, on the official `mcp` SDK (2.x `MCPServer`).
+
+A thin shell like the CLI: each tool calls one `Vault` method and answers compact text within a
+token budget. A `VaultError` becomes a tool error whose text is its one-line message (never a
+traceback). The agent that calls a tool is recorded as the commit's `Agent:` trailer, taken from
+the MCP client's name (the initialize request's clientInfo.name; "mcp" when it gives none).
+
+Few tools with short, precise descriptions: the whole `tools/list` payload stays under 2,500
+tokens (chars/4) because every client loads it up front (tests/test_mcp.py measures it).
+
+Importing this module imports the SDK (about a second of CPU): the CLI imports it only inside
+`ihmt mcp`.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from typing import Annotated, Any, Callable, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.tools import Tool
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from .errors import NotFound, SecretRefused, VaultError
+from .notes import TYPES
+from .vault import Vault
+
+BRIEF_TOKENS = 2000        # memory_brief's ceiling, whatever the vault's setting
+READ_TOKENS = 2000         # read_memory's ceiling for folder summaries (a memory is shown whole)
+MEMORY_CHARS = 24000       # a memory longer than this is cut, with a pointer to its file
+FALLBACK_AGENT = "mcp"
+
+INSTRUCTIONS = (
+    "Long-term memory shared by every agent session: a git repository of Markdown memories. "
+    "Call memory_brief once at the start of a session; search_memory before answering anything "
+    "that may depend on earlier sessions; save_memory for durable facts, decisions, preferences "
+    "and corrections (never secrets). Relay notices and AMBIGUOUS answers to the user."
+)
+
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+EDIT = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+DEMOTE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
+
+Id = Annotated[str, Field(description="Memory id (or its path)")]
+
+
+def agent_name(ctx: Context | None) -> str:
+    """The calling client's name for the `Agent:` trailer: one short line of safe characters."""
+    name = ""
+    try:
+        params = ctx.session.client_params if ctx is not None else None
+        if params is not None and params.client_info is not None:
+            name = params.client_info.name or ""
+    except Exception:  # no request context (a direct call): fall back
+        name = ""
+    name = re.sub(r"[^\w.@+ -]+", "", name, flags=re.ASCII).strip()[:64]
+    return name or FALLBACK_AGENT
+
+
+def _error(e: VaultError) -> CallToolResult:
+    word = "refused" if isinstance(e, SecretRefused) else ("not found" if isinstance(e, NotFound) else "error")
+    return CallToolResult(content=[TextContent(type="text", text=f"{word}: {e}")], is_error=True)
+
+
+def _cut(text: str, tokens: int, more: str) -> str:
+    """`text` within `tokens` (chars/4), cut at a line boundary with a pointer to the rest."""
+    limit = tokens * 4
+    if len(text) <= limit:
+        return text
+    head = text[: max(0, limit - len(more) - 2)]
+    head = head[: head.rfind("\n")] if "\n" in head else head
+    return head.rstrip() + "\n" + more
+
+
+class Tools:
+    """The tool functions, bound to one open vault. Vault calls are serialized: the SDK runs each
+    synchronous tool on a worker thread, and a `Vault` is used by one thread at a time."""
+
+    def __init__(self, vault: Vault):
+        self.v = vault
+        self._lock = threading.Lock()
+
+    def _call(self, fn: Callable[[], str]) -> str | CallToolResult:
+        try:
+            with self._lock:
+                return fn()
+        except VaultError as e:
+            return _error(e)
+
+    # -- reading ----------------------------------------------------------------------------------
+    def search_memory(
+        self,
+        query: Annotated[str, Field(description="What to look for, in a few words")],
+        clue: Annotated[str | None, Field(description="A word telling AMBIGUOUS candidates apart")] = None,
+        detail: Annotated[Literal["compact", "full"], Field(description="full adds ids, paths, excerpts")] = "compact",
+        under: Annotated[str | None, Field(description="Only this topic folder, e.g. work/infrastructure")] = None,
+        ctx: Context | None = None,
+    ) -> str:
+        """Search long-term memory. Call before answering anything that may depend on earlier
+        sessions: decisions, setup, preferences, people, corrections. FOUND: the best memory in full,
+        then other matches; [OUTDATED] ones name their correction: trust the correction. AMBIGUOUS:
+        several candidates; ask the user which one, then call again with clue. NOT FOUND: nothing
+        relevant; don't guess."""
+        def run() -> str:
+            r = self.v.search(query, clue=clue, under=under or None, detail=detail)
+            text = r.render(detail)
+            if r.status == "ambiguous":
+                ids = ", ".join(f"{n}. {c.id}" for n, c in enumerate(r.candidates, 1) if c.id)
+                text += (f"\nids: {ids}" if ids else "") + (
+                    "\nNext: ask the user which one they mean, or call search_memory again with clue='<a word "
+                    "that tells them apart>'; read_memory(id) opens one.")
+            elif r.status == "not_found":
+                text += ("\nNext: try other words (a synonym, a name, a broader query) or under=<topic>; if "
+                         "still nothing, tell the user you have no memory of it. Don't guess.")
+            return text
+        return self._call(run)
+
+    def memory_brief(self, ctx: Context | None = None) -> str:
+        """The vault's top level for the start of a session: topics with counts and keywords, pinned
+        (core) memories, recent ones. Call once per session, before the first search."""
+        return self._call(lambda: self.v.brief(budget_tokens=min(self.v.config.brief_tokens, BRIEF_TOKENS)))
+
+    def read_memory(
+        self,
+        id_or_path: Annotated[str, Field(description="Memory id or path, or a folder path ('' = root)")],
+        level: Annotated[int | None, Field(ge=1, le=3, description="Folder levels to unfold (default 1)")] = None,
+        ctx: Context | None = None,
+    ) -> str:
+        """Read a memory in full, or a topic folder's summary (its subtopics and memories with their
+        paths) to drill down one level from memory_brief or a search."""
+        return self._call(lambda: self._read(id_or_path, level or 1))
+
+    def memory_history(self, id: Id, ctx: Context | None = None) -> str:
+        """A memory's changes, newest first: date, commit, operation, agent, subject."""
+        def run() -> str:
+            changes = self.v.history(id)
+            lines = [f"{c.date[:10]} {c.sha[:8]} {c.op} by {c.agent or '?'}: {c.subject}" for c in changes]
+            return _cut("\n".join(lines) or "no commits yet", READ_TOKENS, "[older changes cut]")
+        return self._call(run)
+
+    # -- writing ----------------------------------------------------------------------------------
+    def save_memory(
+        self,
+        content: Annotated[str, Field(description="The memory: one fact, decision, preference or correction, "
+                                                  "with its reason, self-contained")],
+        title: Annotated[str | None, Field(description="Short title (default: first line)")] = None,
+        topic: Annotated[str | None, Field(description="Folder, e.g. work/infrastructure (default: best fit)")] = None,
+        date: Annotated[str | None, Field(description="YYYY-MM-DD when it became true")] = None,
+        tags: list[str] | None = None,
+        type: Literal[TYPES] | None = None,  # type: ignore[valid-type]
+        replaces: Annotated[str | None, Field(description="A few words describing the memory this corrects; "
+                                                          "it is marked OUTDATED")] = None,
+        ctx: Context | None = None,
+    ) -> str:
+        """Save a durable memory (one git commit). Never save secrets (passwords, keys, tokens): they
+        are refused. Search first: to correct a memory, pass replaces. Answers where it was filed;
+        relay any notice (a contradiction, what was replaced) to the user."""
+        def run() -> str:
+            m = self.v.save(content, title=title, topic=topic, date=date, tags=tags or (), type=type,
+                            source=agent_name(ctx), replaces=replaces)
+            lines = [f'Saved "{m.title}" in {m.folder or "/"}/ (id {m.id}, path {m.path}).']
+            lines += [f"Notice for the user: {n}" for n in m.notices]
+            return "\n".join(lines)
+        return self._call(run)
+
+    def mark_outdated(self, old_id: Id, new_id: Id, ctx: Context | None = None) -> str:
+        """Mark old_id OUTDATED, superseded by new_id (both are kept; searches rank the old one below
+        its correction). Use when a saved memory corrects an older one that replaces didn't catch."""
+        def run() -> str:
+            old = self.v.mark_outdated(old_id, new_id, source=agent_name(ctx))
+            return f'Marked OUTDATED: "{old.title}" ({old.id}), superseded by {new_id}.'
+        return self._call(run)
+
+    def pin_memory(self, id: Id, pinned: bool = True, ctx: Context | None = None) -> str:
+        """Pin a core memory (always in memory_brief, never decays), or unpin it with pinned=false."""
+        def run() -> str:
+            m = self.v.pin(id, pinned=pinned, source=agent_name(ctx))
+            return f'{"Pinned" if m.pinned else "Unpinned"}: "{m.title}" ({m.id}).'
+        return self._call(run)
+
+    def archive_memory(self, id: Id, ctx: Context | None = None) -> str:
+        """Move a memory no longer useful to archive/ (kept, still searchable, out of the brief).
+        To correct a memory use save_memory(replaces=...) instead."""
+        def run() -> str:
+            m = self.v.archive(id, source=agent_name(ctx))
+            return f'Archived: "{m.title}" ({m.id}), now {m.path}.'
+        return self._call(run)
+
+    def restore_memory(self, id: Id, ctx: Context | None = None) -> str:
+        """Bring an archived memory back to its topic."""
+        def run() -> str:
+            m = self.v.restore(id, source=agent_name(ctx))
+            return f'Restored: "{m.title}" ({m.id}), now {m.path} ({m.status}).'
+        return self._call(run)
+
+    # -- helpers ----------------------------------------------------------------------------------
+    def _folder_of(self, ref: str) -> str | None:
+        """The vault folder `ref` names ('' for the root), or None when it names no folder."""
+        raw = ref.strip().replace("\\", "/")
+        if raw in ("", "/", ".", "./", "index.md", "/index.md"):
+            return ""
+        rel = raw.strip("/").removesuffix("/index.md") if raw.endswith("/index.md") else raw.strip("/")
+        if raw.startswith("/") or ".." in rel.split("/") or any(p.startswith(".") for p in rel.split("/")):
+            return None    # absolute, escaping or hidden: not a topic; get() judges it
+        path = self.v.root / rel
+        return rel if path.is_dir() and (path / "index.md").is_file() else None
+
+    def _read(self, ref: str, level: int) -> str:
+        folder = self._folder_of(ref)
+        if folder is not None:
+            text = self._summary(folder, level)
+            return _cut(text, READ_TOKENS, "[cut: read_memory(a folder above) to go on]")
+        m = self.v.get(ref)
+        head = [f"# {m.title}",
+                " · ".join(x for x in (f"id: {m.id}", f"type: {m.type}", m.date and f"date: {m.date}",
+                                       f"status: {m.status}", m.tags and f"tags: {', '.join(m.tags)}",
+                                       f"path: {m.path}", m.source and f"source: {m.source}",
+                                       m.pinned and "pinned") if x)]
+        for other in m.superseded_by:
+            head.append(f"OUTDATED: superseded by {other}{self._title_of(other)}: trust that one.")
+        for other in m.supersedes:
+            head.append(f"Corrects {other}{self._title_of(other)}.")
+        body = m.body.strip()
+        if len(body) > MEMORY_CHARS:
+            body = body[:MEMORY_CHARS].rstrip() + f"\n[cut: the rest is in {m.path}]"
+        return "\n".join(head) + "\n\n" + body
+
+    def _title_of(self, id_: str) -> str:
+        try:
+            return f' "{self.v.get(id_).title}"'
+        except VaultError:
+            return ""
+
+    def _summary(self, folder: str, level: int) -> str:
+        text = self.v.read_folder(folder)
+        body = re.sub(r"\A\ufeff?---\n.*?\n---\n", "", text, count=1, flags=re.S).strip()
+        prefix = f"{folder}/" if folder else ""
+        # Links relative to the folder become vault paths, usable as read_memory arguments.
+        body = re.sub(r"\]\((?!\w+:|/)([^)]+)\)", lambda mo: f"]({prefix}{mo.group(1)})", body)
+        parts = [f"[folder {folder or '/'}]\n{body}"]
+        if level > 1:
+            for sub in re.findall(r"\]\(([^)]+)/index\.md\)", body):
+                if self._folder_of(sub) is not None:
+                    parts.append(self._summary(sub, level - 1))
+        return "\n\n".join(parts)
+
+
+def _tidy_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Fewer tokens, same meaning: drop generated titles, and write an optional `X | None = None`
+    parameter as plain X (leaving it out means None)."""
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+        options = prop.get("anyOf")
+        if options and prop.get("default", 0) is None:
+            kept = [o for o in options if o.get("type") != "null"]
+            if len(kept) == 1:
+                del prop["anyOf"], prop["default"]
+                prop.update(kept[0])
+    return schema
+
+
+TOOLS: list[tuple[str, ToolAnnotations]] = [
+    ("search_memory", READ),
+    ("save_memory", ADD),
+    ("memory_brief", READ),
+    ("read_memory", READ),
+    ("memory_history", READ),
+    ("mark_outdated", DEMOTE),
+    ("pin_memory", EDIT),
+    ("archive_memory", DEMOTE),
+    ("restore_memory", EDIT),
+]
+
+
+def build_server(vault: Vault) -> MCPServer:
+    """The MCP server for one open vault (run it with `.run()`, or connect an in-process client)."""
+    import inspect
+
+    tools = Tools(vault)
+    built = []
+    for name, annotations in TOOLS:
+        fn = getattr(tools, name)
+        tool = Tool.from_function(fn, name=name, description=" ".join(inspect.getdoc(fn).split()),
+                                  annotations=annotations, structured_output=False)
+        _tidy_schema(tool.parameters)
+        built.append(tool)
+    from . import __version__
+    return MCPServer("ihmt", version=__version__, instructions=INSTRUCTIONS, tools=built, log_level="WARNING")
+
+
+def serve(vault: Vault) -> None:
+    """Serve the vault's tools over stdio until the client closes the connection."""
+    build_server(vault).run()
