@@ -1,0 +1,252 @@
+"""`ihmt setup AGENT` on a fake home folder (HOME is a temp folder, see conftest.py)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ihmt_vault import agents
+from ihmt_vault.cli import main
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+# Where each agent's MCP config (user scope) lands under HOME, and how our entry reads there.
+USER_CONFIG = {
+    "claude-code": ".claude.json",
+    "codex": ".codex/config.toml",
+    "opencode": ".config/opencode/opencode.json",
+    "cursor": ".cursor/mcp.json",
+    "gemini-cli": ".gemini/settings.json",
+    "claude-desktop": ".config/Claude/claude_desktop_config.json",
+    "vscode": ".config/Code/User/mcp.json",
+}
+USER_INSTRUCTIONS = {
+    "claude-code": ".claude/CLAUDE.md",
+    "codex": ".codex/AGENTS.md",
+    "opencode": ".config/opencode/AGENTS.md",
+    "gemini-cli": ".gemini/GEMINI.md",
+}
+PROJECT_CONFIG = {
+    "claude-code": ".mcp.json", "codex": ".codex/config.toml", "opencode": "opencode.json",
+    "cursor": ".cursor/mcp.json", "gemini-cli": ".gemini/settings.json", "vscode": ".vscode/mcp.json",
+}
+PROJECT_INSTRUCTIONS = {
+    "claude-code": "CLAUDE.md", "codex": "AGENTS.md", "opencode": "AGENTS.md", "cursor": ".cursor/rules/ihmt-memory.mdc",
+    "gemini-cli": "GEMINI.md", "vscode": ".github/copilot-instructions.md",
+}
+
+
+@pytest.fixture(autouse=True)
+def project(tmp_path, monkeypatch):
+    for var in ("XDG_CONFIG_HOME", "CODEX_HOME", "APPDATA"):
+        monkeypatch.delenv(var, raising=False)
+    proj = tmp_path / "project"
+    proj.mkdir()
+    monkeypatch.chdir(proj)
+    return proj
+
+
+def files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def run(*args: str):
+    r = CliRunner().invoke(main, ["setup", *args])
+    return r
+
+
+def entry(agent: str, path: Path) -> dict:
+    text = path.read_text(encoding="utf-8")
+    if agent == "codex":
+        return tomllib.loads(text)["mcp_servers"]["ihmt"]
+    key = {"vscode": "servers", "opencode": "mcp"}.get(agent, "mcpServers")
+    return json.loads(text)[key]["ihmt"]
+
+
+def argv(agent: str, e: dict) -> list[str]:
+    if agent == "opencode":
+        assert e["type"] == "local" and e["enabled"] is True
+        return e["command"]
+    if agent in ("vscode", "claude-code"):
+        assert e["type"] == "stdio"
+    return [e["command"], *e["args"]]
+
+
+@pytest.mark.parametrize("agent", agents.NAMES)
+def test_setup_writes_the_agents_own_file_and_a_second_run_changes_nothing(agent, isolated_home, project, tmp_path):
+    vault = tmp_path / "my vault"
+    r = run(agent, "--vault", str(vault))
+    assert r.exit_code == 0, r.output
+    config = isolated_home / USER_CONFIG[agent]
+    command = argv(agent, entry(agent, config))
+    assert command[1:] == ["mcp", "--vault", str(vault.resolve())]
+    assert Path(command[0]).name in ("ihmt", "ihmt.exe") and Path(command[0]).is_absolute()
+    assert f"created mcp config: {config}" in r.output and ('"ihmt"' in r.output or "[mcp_servers.ihmt]" in r.output)
+    if agent in USER_INSTRUCTIONS:
+        text = (isolated_home / USER_INSTRUCTIONS[agent]).read_text()
+        assert text.startswith(agents.MARK_START) and "AMBIGUOUS" in text and "OUTDATED" in text
+        assert "Never save" in r.output    # the block it appended is printed too
+    else:
+        assert "skipped instructions" in r.output
+    if agent == "claude-code":
+        settings = json.loads((isolated_home / ".claude/settings.json").read_text())
+        [group] = settings["hooks"]["SessionStart"]
+        assert group["hooks"][0]["command"].endswith(f"brief --vault '{vault.resolve()}'")
+    assert not list(project.iterdir()), "user scope writes nothing in the project"
+
+    before = files(isolated_home)
+    r = run(agent, "--vault", str(vault))
+    assert r.exit_code == 0 and "already set up, nothing to change" in r.output
+    assert files(isolated_home) == before          # nothing written, no backup made
+
+
+@pytest.mark.parametrize("agent", [a for a in agents.NAMES if a != "claude-desktop"])
+def test_project_scope_writes_in_the_current_directory(agent, isolated_home, project):
+    r = run(agent, "--scope", "project")
+    assert r.exit_code == 0, r.output
+    command = argv(agent, entry(agent, project / PROJECT_CONFIG[agent]))
+    assert command[1:] == ["mcp"]                   # no --vault given: the server's default vault
+    instructions = (project / PROJECT_INSTRUCTIONS[agent]).read_text()
+    assert agents.MARK_START in instructions
+    if agent == "cursor":
+        assert instructions.startswith("---\ndescription:") and "alwaysApply: true" in instructions
+    if agent == "claude-code":
+        assert "SessionStart" in (project / ".claude/settings.json").read_text()
+    before = files(project)
+    assert run(agent, "--scope", "project").exit_code == 0 and files(project) == before
+
+
+@pytest.mark.parametrize("agent", agents.NAMES)
+def test_dry_run_prints_the_same_and_writes_nothing(agent, isolated_home, project):
+    before_home, before_project = files(isolated_home), files(project)
+    r = run(agent, "--dry-run", "--vault", "/srv/vault")
+    assert r.exit_code == 0, r.output
+    assert "would create mcp config" in r.output and "/srv/vault" in r.output
+    assert files(isolated_home) == before_home and files(project) == before_project
+    r = CliRunner().invoke(main, ["setup", agent, "--dry-run", "--json"])
+    assert r.exit_code == 0 and json.loads(r.output)["dry_run"] is True
+
+
+def test_merge_keeps_every_key_and_backs_up_what_it_edits(isolated_home):
+    claude = isolated_home / ".claude.json"
+    original = json.dumps({"numStartups": 12, "projects": {"/x": {"mcpServers": {}}},
+                           "mcpServers": {"github": {"command": "gh-mcp", "args": []}}}, indent=4)
+    claude.write_text(original)
+    claude.chmod(0o600)
+    (isolated_home / ".claude").mkdir()
+    (isolated_home / ".claude" / "CLAUDE.md").write_text("# My rules\n\nUse tabs.\n")
+    r = run("claude-code", "--vault", "/v", "--no-hook")
+    assert r.exit_code == 0, r.output
+    data = json.loads(claude.read_text())
+    assert data["numStartups"] == 12 and data["projects"] == {"/x": {"mcpServers": {}}}
+    assert set(data["mcpServers"]) == {"github", "ihmt"}
+    assert claude.read_text().startswith('{\n    "numStartups"')     # its indentation kept
+    assert claude.stat().st_mode & 0o777 == 0o600                    # and its mode
+    rules = (isolated_home / ".claude" / "CLAUDE.md").read_text()
+    assert rules.startswith("# My rules\n\nUse tabs.\n\n" + agents.MARK_START)
+    assert not (isolated_home / ".claude" / "settings.json").exists()  # --no-hook
+    backups = [p for p in (isolated_home / ".ihmt" / "backups").rglob("*") if p.is_file()]
+    assert sorted(p.name for p in backups) == [".claude.json", "CLAUDE.md"]
+    assert next(p for p in backups if p.name == ".claude.json").read_text() == original
+    assert "(backup: " in r.output
+
+    # another vault: our entry is replaced, the block stays one block
+    r = run("claude-code", "--vault", "/other", "--no-hook")
+    assert r.exit_code == 0 and "updated mcp config" in r.output
+    assert json.loads(claude.read_text())["mcpServers"]["ihmt"]["args"] == ["mcp", "--vault", "/other"]
+    assert (isolated_home / ".claude" / "CLAUDE.md").read_text().count(agents.MARK_START) == 1
+
+    # an edited block is brought back to the template's text, the rest of the file kept
+    md = isolated_home / ".claude" / "CLAUDE.md"
+    md.write_text(md.read_text().replace("Search before you answer", "Search rarely") + "\nMore of mine.\n")
+    r = run("claude-code", "--vault", "/other", "--no-hook")
+    text = md.read_text()
+    assert "updated instructions" in r.output and "Search before you answer" in text
+    assert text.endswith("\nMore of mine.\n") and "Search rarely" not in text
+
+
+def test_a_json_file_with_comments_is_left_alone(isolated_home):
+    cursor = isolated_home / ".cursor" / "mcp.json"
+    cursor.parent.mkdir()
+    cursor.write_text('{\n  // my servers\n  "mcpServers": {}\n}\n')
+    r = run("cursor")
+    assert r.exit_code == 2 and "not plain JSON" in r.output and "by hand" in r.output
+    assert cursor.read_text() == '{\n  // my servers\n  "mcpServers": {}\n}\n'
+
+
+def test_codex_toml_keeps_the_rest_of_the_file_byte_for_byte(isolated_home):
+    config = isolated_home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    head = 'model = "o3"  # my model\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n\n'
+    ours = '[mcp_servers.ihmt]\ncommand = "old"\nargs = [\n  "mcp",\n]\nstartup_timeout_sec = 20\n\n'
+    tail = '[mcp_servers.ihmt.env]\nX = "1"\n\n[profiles.fast]\nmodel = "o4-mini"\n'
+    config.write_text(head + ours + tail)
+    r = run("codex", "--vault", "/v")
+    assert r.exit_code == 0, r.output
+    text = config.read_text()
+    assert text.startswith(head) and text.endswith(tail)
+    data = tomllib.loads(text)
+    assert data["mcp_servers"]["ihmt"]["args"] == ["mcp", "--vault", str(Path("/v").resolve())]
+    assert data["mcp_servers"]["ihmt"]["startup_timeout_sec"] == 20 and data["mcp_servers"]["ihmt"]["env"] == {"X": "1"}
+    assert data["mcp_servers"]["docs"] == {"command": "docs-mcp"}
+    before = config.read_bytes()
+    assert run("codex", "--vault", "/v").exit_code == 0 and config.read_bytes() == before
+
+    config.write_text('[mcp_servers]\nihmt = { command = "x", args = [] }\n')
+    r = run("codex", "--vault", "/v")
+    assert r.exit_code == 2 and "by hand" in r.output
+    assert config.read_text() == '[mcp_servers]\nihmt = { command = "x", args = [] }\n'
+
+
+def test_list_shows_what_is_configured(isolated_home):
+    assert run("codex", "--vault", "/v").exit_code == 0
+    r = run("--list", "--json")
+    rows = {(x["agent"], x["scope"]): x for x in json.loads(r.output)}
+    assert rows[("codex", "user")]["server"].endswith("mcp --vault /v")
+    assert rows[("codex", "user")]["instructions"]
+    assert rows[("cursor", "user")]["server"] is None
+    assert ("claude-desktop", "project") not in rows
+    r = run("--list")
+    assert r.exit_code == 0 and "codex" in r.output and "configured" in r.output
+
+
+def test_unknown_agent_and_missing_scope_are_one_line_errors():
+    r = run("emacs")
+    assert r.exit_code == 2 and "unknown agent 'emacs'" in r.output and "claude-code" in r.output
+    r = run("claude-desktop", "--scope", "project")
+    assert r.exit_code == 2 and "no project scope" in r.output
+    r = run()
+    assert r.exit_code == 2 and "name the agent" in r.output
+
+
+def test_claude_desktop_and_vscode_paths_per_platform(tmp_path):
+    mac = agents.Env(tmp_path, tmp_path / "p", "darwin", {})
+    assert agents.AGENTS["claude-desktop"].config("user", mac) == \
+        tmp_path / "Library/Application Support/Claude/claude_desktop_config.json"
+    assert agents.AGENTS["vscode"].config("user", mac) == tmp_path / "Library/Application Support/Code/User/mcp.json"
+    win = agents.Env(tmp_path, tmp_path / "p", "win32", {"APPDATA": str(tmp_path / "AppData")})
+    assert agents.AGENTS["claude-desktop"].config("user", win) == tmp_path / "AppData/Claude/claude_desktop_config.json"
+    linux = agents.Env(tmp_path, tmp_path / "p", "linux", {"XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+                                                           "CODEX_HOME": str(tmp_path / "cx")})
+    assert agents.AGENTS["opencode"].config("user", linux) == tmp_path / "xdg/opencode/opencode.json"
+    assert agents.AGENTS["codex"].config("user", linux) == tmp_path / "cx/config.toml"
+
+
+def test_the_hook_it_installs_prints_the_brief(isolated_home, tmp_path):
+    from ihmt_vault import Vault
+    Vault.init(tmp_path / "v").close()
+    assert run("claude-code", "--vault", str(tmp_path / "v")).exit_code == 0
+    settings = json.loads((isolated_home / ".claude/settings.json").read_text())
+    command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    if not Path(command.split()[0].strip("'")).is_file():
+        pytest.skip("no ihmt executable next to this Python")
+    out = subprocess.run(command, shell=True, capture_output=True, text=True, env=dict(os.environ), timeout=60)
+    assert out.returncode == 0 and out.stdout.startswith("# Memory: 0 memories"), out.stderr
