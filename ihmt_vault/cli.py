@@ -94,13 +94,35 @@ def init(vault_path, as_json, path, title):
 @click.option("--source", help="Who is saving it (recorded as the commit's Agent).")
 @click.option("--pinned", is_flag=True, help="A core memory: never decays, always in the brief.")
 @click.option("--supersedes", multiple=True, help="Id of a memory this one corrects (repeatable).")
-def save(v, as_json, text, title, topic, date, tags, type_, source, pinned, supersedes):
+@click.option("--replaces", help="A few words describing the memory this one corrects (found by search).")
+@click.option("--fact", "facts", multiple=True, metavar="SUBJECT.ATTRIBUTE=VALUE",
+              help="Record a fact, e.g. user.location=Valencia (repeatable; default: extracted from the text).")
+def save(v, as_json, text, title, topic, date, tags, type_, source, pinned, supersedes, replaces, facts):
     """Save a memory: TEXT, or - to read it from stdin. One commit."""
     if text == "-":
         text = sys.stdin.read()
     m = v.save(text, title=title, topic=topic, date=date, tags=tags or (), type=type_, source=source,
-               pinned=pinned, supersedes=supersedes)
-    _emit(as_json, m.to_dict(body=False), lambda: out.print(f"saved {_memory_line(m)}", markup=False))
+               pinned=pinned, supersedes=supersedes, replaces=replaces, facts=_parse_facts(facts))
+
+    def human():
+        out.print(f"saved {_memory_line(m)}", markup=False)
+        for notice in m.notices:
+            out.print(f"  {notice}", markup=False)
+
+    _emit(as_json, m.to_dict(body=False), human)
+
+
+def _parse_facts(specs) -> list[dict] | None:
+    if not specs:
+        return None
+    facts = []
+    for spec in specs:
+        key, sep, value = spec.partition("=")
+        subject, dot, attribute = key.rpartition(".")
+        if not sep or not dot or not value.strip() or not attribute.strip():
+            raise BadInput(f"--fact {spec!r}: write SUBJECT.ATTRIBUTE=VALUE, e.g. user.location=Valencia")
+        facts.append({"subject": subject.strip() or "I", "attribute": attribute.strip(), "value": value.strip()})
+    return facts
 
 
 @command(main, name="import")
@@ -133,10 +155,12 @@ def import_(v, as_json, file, source):
 
 @command(main)
 @click.argument("ref", metavar="ID|PATH")
-def show(v, as_json, ref):
-    """Show a memory in full, by id or path."""
-    m = v.get(ref)
-    _emit(as_json, m.to_dict(), lambda: click.echo((v.root / m.path).read_text(encoding="utf-8"), nl=False))
+@click.option("--at", "at", metavar="DATE", help="Show it as it was on DATE (YYYY-MM-DD), from git.")
+def show(v, as_json, ref, at):
+    """Show a memory in full, by id or path; --at DATE shows an earlier version."""
+    m = v.get(ref, at=at)
+    text = None if at else (v.root / m.path).read_text(encoding="utf-8")
+    _emit(as_json, m.to_dict(), lambda: click.echo(text if text is not None else m.body, nl=False))
 
 
 @command(main)
@@ -160,11 +184,89 @@ def tree(v, as_json, depth):
 
 @command(main)
 @click.argument("ref", metavar="ID|PATH")
-def history(v, as_json, ref):
+@click.option("--diff", is_flag=True, help="Show what each commit changed.")
+def history(v, as_json, ref, diff):
     """List the commits that touched a memory, newest first (following moves)."""
-    changes = v.history(ref)
-    _emit(as_json, [c.to_dict() for c in changes],
-          lambda: [click.echo(f"{c.date[:19]}  {c.sha[:10]}  {c.op:<8} {c.agent:<12} {c.subject}") for c in changes])
+    changes = v.history(ref, diff=diff)
+
+    def human():
+        for c in changes:
+            click.echo(f"{c.date[:19]}  {c.sha[:10]}  {c.op:<8} {c.agent:<12} {c.subject}")
+            if c.diff:
+                click.echo(c.diff)
+
+    _emit(as_json, [c.to_dict() for c in changes], human)
+
+
+def _timelines(as_json, lines) -> None:
+    def human():
+        if not lines:
+            click.echo("no facts recorded")
+        for t in lines:
+            click.echo(f"{t.subject} {t.attribute} = {t.current!r}")
+            for e in reversed(t.entries):
+                until = e.valid_to or "now"
+                again = f", confirmed {len(e.confirmations)}x" if e.confirmations else ""
+                click.echo(f"  {e.valid_from} → {until}: {e.value!r} ({e.memory_id}{again})")
+
+    _emit(as_json, [t.to_dict() for t in lines], human)
+
+
+@command(main)
+@click.option("--subject", help="Only this subject (a person, 'user', a system).")
+@click.option("--at", "at", metavar="DATE", help="The timelines as they stood on DATE (YYYY-MM-DD).")
+def facts(v, as_json, subject, at):
+    """Facts and their timelines: current value, and what it was before, with dates."""
+    _timelines(as_json, v.facts(subject=subject, at=at))
+
+
+@command(main)
+def conflicts(v, as_json):
+    """Facts whose value changed over time (each change outdated the memory that said the old one)."""
+    _timelines(as_json, v.conflicts())
+
+
+@command(main)
+@click.option("--source", help="Who is undoing.")
+def undo(v, as_json, source):
+    """Revert the last operation with a new commit (history is never rewritten)."""
+    r = v.undo(source=source)
+    _emit(as_json, r, lambda: out.print(f"reverted {r['reverted'][:10]} {r['subject']}", markup=False))
+
+
+@command(main)
+@click.argument("ref", metavar="ID")
+@click.option("--source", help="Who is making the change.")
+def current(v, as_json, ref, source):
+    """Undo an outdate: the memory is current again (its correction no longer supersedes it)."""
+    m = v.restore_current(ref, source=source)
+    _emit(as_json, m.to_dict(body=False), lambda: out.print(f"current again: {_memory_line(m)}", markup=False))
+
+
+@command(main)
+@click.argument("ref", metavar="ID|PATH")
+@click.option("--purge", is_flag=True, help="Delete it and rewrite git history so its text is in no commit.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation before purging.")
+@click.option("--source", help="Who is forgetting.")
+def forget(v, as_json, ref, purge, yes, source):
+    """Forget a memory: archive it, or with --purge erase it from the files and from all of git history."""
+    def confirm(n: int) -> bool:
+        if yes:
+            return True
+        if not sys.stdin.isatty():
+            raise BadInput(f"--purge rewrites {n} commits; confirm with --yes (no terminal to ask)")
+        return click.confirm(f"Purging rewrites {n} commits of this vault's history; other clones must be "
+                             f"re-cloned and remotes force-pushed. Continue?", default=False)
+
+    r = v.forget(ref, purge=purge, confirm=confirm, source=source)
+    if r.get("cancelled"):
+        human = lambda: out.print("cancelled: nothing changed", markup=False)  # noqa: E731
+    elif r["purged"]:
+        human = lambda: out.print(f"purged {r['id']}: {r['commits']} commits rewritten; force-push remotes "  # noqa: E731
+                                  "and re-clone other copies", markup=False)
+    else:
+        human = lambda: out.print(f"archived {r['id']} to {r['path']}", markup=False)  # noqa: E731
+    _emit(as_json, r, human)
 
 
 @command(main)
@@ -233,9 +335,10 @@ def stats(v, as_json):
 @click.option("--under", help="Search only this folder, e.g. work/infrastructure.")
 @click.option("--level", type=click.IntRange(0, 6), help="Search only this depth of the tree.")
 @click.option("--full", is_flag=True, help="Ids, paths and excerpts for every hit.")
-def search(v, as_json, query, k, clue, under, level, full):
+@click.option("--as-of", "as_of", metavar="DATE", help="Answer as things stood on DATE (YYYY-MM-DD).")
+def search(v, as_json, query, k, clue, under, level, full, as_of):
     """Search the vault: a compact answer within the token budget."""
-    r = v.search(query, k=k, clue=clue, under=under, level=level, detail="full" if full else "compact")
+    r = v.search(query, k=k, clue=clue, under=under, level=level, detail="full" if full else "compact", as_of=as_of)
     _emit(as_json, r.to_dict(), lambda: click.echo(r.render("full" if full else "compact")))
 
 

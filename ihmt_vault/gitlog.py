@@ -199,9 +199,10 @@ class Repo:
             commits.append(Commit(sha, date, author, body.split("\n", 1)[0], parse_trailers(body), paths))
         return commits
 
-    def patch(self, sha: str, vault_path: str) -> str:
-        """What a commit changed in one file, as a unified diff."""
-        return self.run("show", "--format=", "--no-color", "--find-renames", sha, "--", self.repo_path(vault_path))
+    def patch(self, sha: str, vault_path: str, old_path: str | None = None) -> str:
+        """What a commit changed in one file (followed from `old_path` if it moved), as a unified diff."""
+        paths = {self.repo_path(vault_path), self.repo_path(old_path or vault_path)}
+        return self.run("show", "--format=", "--no-color", "--find-renames", sha, "--", *sorted(paths))
 
     def show(self, rev: str, vault_path: str) -> str | None:
         """A file's text at a revision, byte for byte (no newline translation), or None."""

@@ -280,7 +280,8 @@ class _NewFileDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
 
 
 _NewFileDumper.add_representer(_Timestamp, lambda d, v: d.represent_scalar("tag:yaml.org,2002:timestamp", str(v)))
-_NewFileDumper.add_representer(list, lambda d, v: d.represent_sequence("tag:yaml.org,2002:seq", v, flow_style=True))
+_NewFileDumper.add_representer(list, lambda d, v: d.represent_sequence(
+    "tag:yaml.org,2002:seq", v, flow_style=not any(isinstance(i, (dict, list)) for i in v)))  # tags: [a, b]
 
 
 def compose(fields: dict, body: str) -> str:

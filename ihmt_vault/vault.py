@@ -434,12 +434,19 @@ class Vault:
     def history(self, id_or_path: str, diff: bool = False) -> list[Change]:
         """Every commit that touched a memory, newest first, following moves; with `diff`, what changed."""
         rel = self.resolve(id_or_path)
+        log = self.repo.log(rel, follow=True)
+        paths = [c.paths[0] if c.paths else rel for c in log]
         changes = []
-        for c in self.repo.log(rel, follow=True):
-            path = c.paths[0] if c.paths else rel
-            changes.append(Change(c.sha, c.date, c.op, c.agent, c.subject, path,
-                                  self.repo.patch(c.sha, path) if diff else None))
+        for i, c in enumerate(log):
+            before = paths[i + 1] if i + 1 < len(paths) else paths[i]  # a move: diff old → new name
+            changes.append(Change(c.sha, c.date, c.op, c.agent, c.subject, paths[i],
+                                  self.repo.patch(c.sha, paths[i], before) if diff else None))
         return changes
+
+    def changes(self, limit: int = 50) -> list[Change]:
+        """The vault's most recent operations, newest first, from the git log."""
+        return [Change(c.sha, c.date, c.op, c.agent, c.subject, ", ".join(c.paths[:3]))
+                for c in self.repo.log(max_count=limit)]
 
     def tree(self, depth: int = 2) -> dict:
         """The topic tree down to `depth` levels: folders with counts, memories as title lines."""
@@ -489,21 +496,23 @@ class Vault:
         }
 
     def search(self, query: str, k: int = 10, clue: str | None = None, level: int | None = None,
-               under: str | None = None, detail: str = "compact"):
+               under: str | None = None, detail: str = "compact", as_of: str | None = None):
+        """Search the vault (see `ihmt_vault.search`); `as_of` answers as things stood on that day."""
         from .search import IndexUnavailable
         if not query or not query.strip():
             raise BadInput("the query is empty; say what to look for")
         if under:
             under = tree.clean_topic(under, self.config.max_depth)
+        day = _check_date(as_of, "--as-of ") if as_of else None
         self.refresh()
+        ask = dict(k=k, clue=clue, level=level, under=under, detail=detail, budget_tokens=self.config.search_tokens,
+                   as_of=day)
         try:
-            return self.index.search(query, k=k, clue=clue, level=level, under=under, detail=detail,
-                                     budget_tokens=self.config.search_tokens)
+            return self.index.search(query, **ask)
         except IndexUnavailable:
             with self.lock.held():
                 self._rebuild_caches()
-            return self.index.search(query, k=k, clue=clue, level=level, under=under, detail=detail,
-                                     budget_tokens=self.config.search_tokens)
+            return self.index.search(query, **ask)
 
     # -- writing ----------------------------------------------------------------------------------
     def save(self, text: str, title: str | None = None, topic: str | None = None, date: str | None = None,
@@ -514,10 +523,14 @@ class Vault:
 
         `supersedes` names the ids this memory corrects; `replaces` describes the memory it corrects
         in a few words, found by search: one clear match is marked outdated, several are listed in
-        `notices` (nothing marked), none is said so. The saved memory carries those `notices`.
+        `notices` (nothing marked), none is said so. `facts` ([{subject, attribute, value}]) are
+        recorded in front matter; without them the text's facts are extracted. A fact that
+        contradicts the current value of its timeline outdates the memory that stated it, with a
+        notice; repeating it is a confirmation. The saved memory carries all these `notices`.
         """
         item = self._validate({"text": text, "title": title, "topic": topic, "date": date, "tags": tags,
-                               "type": type, "source": source, "pinned": pinned, "supersedes": supersedes}, "")
+                               "type": type, "source": source, "pinned": pinned, "supersedes": supersedes,
+                               "extra": {"facts": _check_facts(facts)} if facts is not None else {}}, "")
         if replaces is not None and not replaces.strip():
             raise BadInput("replaces is empty; describe the memory this one corrects in a few words")
         agent = item["source"]
@@ -531,6 +544,7 @@ class Vault:
             contradicted, fact_notices = self._check_facts_against_timeline(item)
             old += [c for c in contradicted if c.id not in {o.id for o in old}]
             notices += fact_notices
+            item["supersedes"] = [o.id for o in old]
             [memory] = tx.create([item])
             tx.trailers += [("Memory-Id", memory.id), ("Memory-Op", "replace" if old else "save")]
             if old:
@@ -890,7 +904,7 @@ def _memory_doc(m: Memory):
     return Doc(key=m.id or f"path:{m.path}", kind="memory", path=m.path, folder=m.folder,
                depth=tree.depth(m.folder), title=m.title, body=m.body, id=m.id, tags=m.tags, type=m.type,
                status=m.status, date=m.date, supersedes=m.supersedes, superseded_by=m.superseded_by,
-               pinned=m.pinned, source=m.source)
+               pinned=m.pinned, source=m.source, created=m.created)
 
 
 class _Tx:

@@ -55,6 +55,7 @@ class Doc:
     superseded_by: list[str] = field(default_factory=list)
     pinned: bool = False
     source: str = ""            # who saved it / whom it is from
+    created: str | None = None  # when it was saved (ISO timestamp): its age when it has no `date`
 
 
 from .index import SearchIndex, IndexUnavailable  # noqa: E402

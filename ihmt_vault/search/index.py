@@ -23,7 +23,7 @@ from . import analysis, dates
 from .query import ParsedQuery, parse
 from .result import AMBIGUOUS, FOUND, NOT_FOUND, Hit, SearchResult, estimate_tokens
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 STATE_FILE = "ihmt-state.json"
 NO_PARENT = "\x00"
 
@@ -121,7 +121,8 @@ def _fields(doc) -> dict:
                   kind=doc.kind, date=(ddate.isoformat() if ddate else None), status=doc.status,
                   tags=list(doc.tags or []), type=doc.type, lang=lang, pinned=bool(doc.pinned),
                   supersedes=list(doc.supersedes or []), superseded_by=list(doc.superseded_by or []),
-                  source=doc.source, depth=doc.depth),
+                  source=doc.source, depth=doc.depth,
+                  since=(ddate.isoformat() if ddate else (doc.created or "")[:10] or None)),
     )
     if ddate:
         f["day"] = ddate.year * 10000 + ddate.month * 100 + ddate.day
@@ -295,7 +296,8 @@ class SearchIndex:
     # ----------------------------------------------------------------- reading
     def search(self, query: str, k: int = 10, clue: str | None = None, level: int | None = None,
                under: str | None = None, detail: str = "compact", budget_tokens: int = 900,
-               include_archived: str | bool = "fallback", today: dt.date | None = None) -> SearchResult:
+               include_archived: str | bool = "fallback", today: dt.date | None = None,
+               as_of: str | None = None) -> SearchResult:
         """Answer a query (see the package docstring). Raises IndexUnavailable, never returns junk.
 
         - `k`: hits returned (ranked); `clue`: words that pick among ambiguous candidates (memories
@@ -305,14 +307,18 @@ class SearchIndex:
         - `include_archived`: "fallback" (archive searched only when nothing live is found; the
           result says `archived_fallback`), "include"/True, "exclude"/False, or "only".
         - `today`: reference day for relative dates in the query (default: the index's `today`).
+        - `as_of="2025-06-01"`: answer as things stood that day: memories that became true later
+          (their `date`, else when saved) are left out, and a memory whose correction came later
+          counts as current.
         - `detail`/`budget_tokens`: how `result.render()` renders; `result.tokens` is its size.
         """
         with self._lock:   # one searcher per SearchIndex: threads take turns (a query is milliseconds)
-            return self._search_locked(query, k, clue, level, under, detail, budget_tokens, include_archived, today)
+            return self._search_locked(query, k, clue, level, under, detail, budget_tokens, include_archived,
+                                       today, as_of)
 
-    def _search_locked(self, query, k, clue, level, under, detail, budget_tokens, include_archived, today):
+    def _search_locked(self, query, k, clue, level, under, detail, budget_tokens, include_archived, today, as_of):
         s = self._fresh_searcher()
-        ref = today or self.today()
+        ref = today or (dt.date.fromisoformat(as_of) if as_of else self.today())
         pq = parse(query, ref)
         cq = parse(clue, ref) if clue else None
         under = (under or "").strip("/")
@@ -325,9 +331,9 @@ class SearchIndex:
             scopes = ("arc",)
         else:
             scopes = ("mem",)
-        res = self._search(s, pq, cq, k, level, under, scopes)
+        res = self._search(s, pq, cq, k, level, under, scopes, as_of)
         if mode == "fallback" and res.status == NOT_FOUND:
-            arc = self._search(s, pq, cq, k, level, under, ("arc",))
+            arc = self._search(s, pq, cq, k, level, under, ("arc",), as_of)
             if arc.status != NOT_FOUND:
                 arc.archived_fallback = True
                 arc.node_reads += res.node_reads
@@ -355,7 +361,7 @@ class SearchIndex:
 
     # ----------------------------------------------------------------- the engine
     def _search(self, s, pq: ParsedQuery, cq: ParsedQuery | None, k: int, level, under: str,
-                scopes: tuple[str, ...]) -> SearchResult:
+                scopes: tuple[str, ...], as_of: str | None = None) -> SearchResult:
         res = SearchResult(status=NOT_FOUND)
         if len(pq.groups) > MAX_GROUPS:
             # a pasted paragraph: keep its rarest words, so the work per query stays bounded
@@ -426,6 +432,10 @@ class SearchIndex:
         items = []
         for docnum, c in cand.items():
             data = stored(docnum)["data"]
+            if as_of:
+                data = self._as_of(s, data, as_of)
+                if data is None:
+                    continue
             folder = data["folder"]
             aff = max((folder_score.get(f, 0.0) for f in _ancestors(folder)[1:]), default=0.0)
             score = c["bm25"] * (1.0 + FOLDER_WEIGHT * aff)
@@ -437,7 +447,7 @@ class SearchIndex:
                 score *= OUTDATED_FACTOR
             items.append((score, docnum, data, c))
         items.sort(key=lambda x: (-x[0], x[1]))
-        items = _corrections_first(items)
+        items = _corrections_first(items + self._missing_corrections(s, items[: max(k, 10)], scopes, as_of))
         # 6. decide
         top = items[: max(k, 10)]
         n_docs = max(1, s.doc_frequency("scope", "mem") or s.doc_count())
@@ -448,6 +458,12 @@ class SearchIndex:
             idf[g.word + "\x00df"] = df
         matched = [_matched_groups(pq, d) | ({DATE_GROUP} if c["date"] and pq.spans else set())
                    for _, _, d, c in top]
+        # a correction brought in by its outdated predecessor answers what the predecessor matched
+        for i, (_, _, d, c) in enumerate(top):
+            if c.get("via") == "correction":
+                for j, (_, _, od, _) in enumerate(top):
+                    if d.get("id") in (od.get("superseded_by") or []):
+                        matched[i] = matched[i] | matched[j]
         if pq.spans:
             idf[DATE_GROUP] = max([idf[g.word] for g in pq.groups] + [1.0])
             idf[DATE_GROUP + "\x00df"] = 0
@@ -507,6 +523,38 @@ class SearchIndex:
                    snippet=snippet, score=round(score, 4), status=data.get("status") or "active",
                    date=data.get("date"), notices=notices, trail=_ancestors(folder)[1:],
                    body=data.get("body") or "", folder=folder, via=c.get("via", "flat"))
+
+    def _missing_corrections(self, s, items, scopes, as_of) -> list:
+        """The corrections of outdated hits that the words alone did not find: the current fact
+        must come with its outdated predecessor, and rank above it."""
+        present = {d.get("id") for _, _, d, _ in items}
+        extra = []
+        for score, _, data, _ in items:
+            if data.get("status") != "outdated":
+                continue
+            for cid in data.get("superseded_by") or []:
+                n = s.document_number(id=cid) if cid not in present else None
+                if n is None:
+                    continue
+                corr = s.stored_fields(n)["data"]
+                archived = corr.get("status") == "archived" or (corr.get("folder") or "").split("/")[0] == "archive"
+                corr = self._as_of(s, corr, as_of) if as_of else corr
+                if corr is None or ("arc" if archived else "mem") not in scopes:
+                    continue
+                present.add(cid)
+                extra.append((score, n, corr, {"bm25": score, "via": "correction", "date": False, "clue": False}))
+        return extra
+
+    def _as_of(self, s, data: dict, day: str) -> dict | None:
+        """A memory as it stood on `day`: None if not yet true then; current if corrected only later."""
+        if (data.get("since") or "") > day:
+            return None
+        if data.get("status") == "outdated":
+            corrections = [s.document_number(id=cid) for cid in data.get("superseded_by") or []]
+            earlier = [n for n in corrections if n is not None and (s.stored_fields(n)["data"].get("since") or "") <= day]
+            if not earlier:
+                return {**data, "status": "active", "superseded_by": []}
+        return data
 
     def _outdated_notice(self, s, data) -> str:
         corr = None
