@@ -205,7 +205,9 @@ class Tools:
         if raw.startswith("/") or ".." in rel.split("/") or any(p.startswith(".") for p in rel.split("/")):
             return None    # absolute, escaping or hidden: not a topic; get() judges it
         path = self.v.root / rel
-        return rel if path.is_dir() and (path / "index.md").is_file() else None
+        if not (path.is_dir() and (path / "index.md").is_file()):
+            return None
+        return rel if path.resolve().is_relative_to(self.v.root) else None   # a symlink out: get() refuses it
 
     def _read(self, ref: str, level: int) -> str:
         folder = self._folder_of(ref)

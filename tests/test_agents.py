@@ -133,6 +133,9 @@ def test_dry_run_prints_the_same_and_writes_nothing(agent, isolated_home, projec
     assert files(isolated_home) == before_home and files(project) == before_project
     r = CliRunner().invoke(main, ["setup", agent, "--dry-run", "--json"])
     assert r.exit_code == 0 and json.loads(r.output)["dry_run"] is True
+    dry = run(agent, "--dry-run", "--vault", "/srv/vault").output
+    real = run(agent, "--vault", "/srv/vault").output
+    assert dry.replace("would create", "created").splitlines() == real.splitlines()[:-1]   # the same, bar "restart"
 
 
 def test_merge_keeps_every_key_and_backs_up_what_it_edits(isolated_home):

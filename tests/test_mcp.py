@@ -31,10 +31,12 @@ READ_ONLY = {"search_memory", "memory_brief", "read_memory", "memory_history"}
 
 
 @asynccontextmanager
-async def connect(vault: Path, agent: str = "test-agent"):
+async def connect(vault: Path, agent: str = "test-agent", mode: str = "auto"):
+    """A client session with `ihmt mcp`; mode "legacy" speaks the initialize handshake, as most agents do."""
     params = StdioServerParameters(command=sys.executable, args=["-m", "ihmt_vault.cli", "mcp", "--vault", str(vault)],
                                    env=dict(os.environ))
-    async with Client(params, client_info=Implementation(name=agent, version="1.0"), read_timeout_seconds=60) as c:
+    async with Client(params, client_info=Implementation(name=agent, version="1.0"), read_timeout_seconds=60,
+                      mode=mode) as c:
         yield c
 
 
@@ -170,7 +172,7 @@ def test_tools_list_is_small_and_every_tool_answers(vault_path):
 
 def test_two_servers_save_at_once_and_see_each_other(vault_path):
     async def scenario():
-        async with connect(vault_path, "agent-a") as a, connect(vault_path, "agent-b") as b:
+        async with connect(vault_path, "agent-a") as a, connect(vault_path, "agent-b", mode="legacy") as b:
             saves = [call(s, "save_memory", content=f"Memory {n} from {name}: the zebrafish{n} protocol.",
                           title=f"Zebrafish {name} {n}", topic="lab")
                      for n in range(3) for s, name in ((a, "a"), (b, "b"))]
