@@ -369,6 +369,43 @@ def demo(vault_path, as_json, target):
     run_demo(target, as_json)
 
 
+# -- site (mkdocs) --------------------------------------------------------------------------------
+@main.group(name="site")
+def site_group():
+    """Browse the vault as a website (mkdocs): 'ihmt site build' writes static files, 'ihmt site serve' previews them. Each subcommand takes --vault and --json. Needs the site extra: pip install 'ihmt-vault[site]'."""
+
+
+def _site_report(r: dict) -> None:
+    ex = r["excluded"]
+    out.print(f"built {r['memories']} memories in {r['sections']} sections into {r['out']} in {r['seconds']} s"
+              f" (left out: {ex['private']} private, {ex['archived']} archived)", markup=False)
+    for b in r["broken_links"]:
+        out.print(f"  broken wikilink [[{b['target']}]] in {b['page']}", markup=False)
+    for w in r["warnings"]:
+        err.print(f"  warning: {w}", markup=False)
+    out.print(f"open {r['index']}", markup=False)
+
+
+@command(site_group, name="build")
+@click.option("--out", type=click.Path(path_type=Path), help="Output folder (default: the vault's .ihmt/cache/site).")
+@click.option("--with-archive", is_flag=True, help="Publish the archived memories too.")
+def site_build(v, as_json, out, with_archive):
+    """Build the vault as a static site: topic navigation, wikilinks, OUTDATED badges, timeline, search."""
+    from . import site as site_lib
+    r = site_lib.build_site(v, out, with_archive=with_archive)
+    _emit(as_json, r, lambda: _site_report(r))
+
+
+@command(site_group, name="serve")
+@click.option("--addr", default="127.0.0.1:8000", show_default=True, help="Address to serve on.")
+@click.option("--with-archive", is_flag=True, help="Publish the archived memories too.")
+@click.option("--open", "open_browser", is_flag=True, help="Open the site in a browser.")
+def site_serve(v, as_json, addr, with_archive, open_browser):
+    """Serve the vault's site locally with live reload (Ctrl-C stops); edits to memories show up."""
+    from . import site as site_lib
+    site_lib.serve_site(v, addr, with_archive=with_archive, open_browser=open_browser)
+
+
 # -- agents (MCP) ---------------------------------------------------------------------------------
 @command(main)
 def mcp(v, as_json):
@@ -422,6 +459,36 @@ def setup(vault_path, as_json, agent, scope, dry_run, list_, no_hook):
             out.print(f"restart {agents.AGENTS[agent].label} to load the ihmt tools", markup=False)
 
     _emit(as_json, {"dry_run": dry_run, "changes": [c.to_dict() for c in changes]}, human)
+
+
+@command(main)
+@click.option("--once", is_flag=True, help="Reconcile what changed since the last run, then exit (cron, hooks).")
+@click.option("--debounce", default=0.4, show_default=True, type=click.FloatRange(0.05, 30),
+              help="Seconds of quiet before a batch of edits is taken in.")
+def watch(v, as_json, once, debounce):
+    """Watch the vault: edits made by hand or brought by git become memories, summaries and commits."""
+    if once:
+        r = v.reconcile(None)
+
+        def human():
+            for c in r["changes"]:
+                out.print(f"{c['op']:<6} {c['path']}  {c['title']}", markup=False)
+            for p in r["problems"]:
+                err.print(f"skipped {p['message']}", markup=False)
+            if not r["changes"] and not r["problems"]:
+                out.print("nothing to take in", markup=False)
+
+        _emit(as_json, r, human)
+        return
+    from .watch import Watcher
+
+    def log(line: str) -> None:
+        click.echo(json.dumps({"log": line}) if as_json else line, err=False)
+
+    try:
+        Watcher(v, debounce=debounce, log=log).run()
+    except KeyboardInterrupt:
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

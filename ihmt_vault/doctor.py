@@ -16,7 +16,6 @@ Findings, by kind:
 from __future__ import annotations
 
 import os
-import subprocess
 
 from . import notes, tree
 from .errors import VaultError
@@ -82,21 +81,7 @@ def examine(v) -> list:
 
 def uncommitted(v) -> list[str]:
     """Memory and summary paths that differ from HEAD (or are untracked)."""
-    r = subprocess.run(["git", "status", "--porcelain", "-z", "--untracked-files=all", "--",
-                        v.repo.prefix or "."], cwd=v.repo.top, capture_output=True, text=True)
-    out, entries = [], r.stdout.split("\0")
-    i = 0
-    while i < len(entries):
-        entry = entries[i]
-        i += 1
-        if len(entry) < 4:
-            continue
-        if entry[0] in "RC":
-            i += 1  # the rename's source follows
-        rel = v.repo.vault_path(entry[3:])
-        if rel and (v._is_memory_path(rel) or rel.endswith(tree.INDEX)):
-            out.append(rel)
-    return sorted(out)
+    return [p for p in v.repo.dirty() if v._is_memory_path(p) or p.endswith(tree.INDEX)]
 
 
 def fix(v, problems: list) -> None:

@@ -210,6 +210,22 @@ class Repo:
                            capture_output=True, env=self._env)
         return r.stdout.decode("utf-8", errors="replace") if r.returncode == 0 else None
 
+    def dirty(self, vault_paths: list[str] | None = None) -> list[str]:
+        """Vault paths whose working-tree state differs from HEAD: modified, added, deleted, untracked.
+
+        This is `git status`: O(vault) without `vault_paths`, so it is for reconciling, never for saves.
+        """
+        specs = [self.repo_path(p) for p in vault_paths] if vault_paths is not None else [self.prefix or "."]
+        if not specs:
+            return []
+        r = subprocess.run(["git", "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--",
+                            *specs], cwd=self.top, capture_output=True, text=True)
+        out = []
+        for entry in r.stdout.split("\0"):
+            if len(entry) > 3 and (v := self.vault_path(entry[3:])):
+                out.append(v)
+        return sorted(set(out))
+
     def changed_since(self, rev: str) -> list[str] | None:
         """Vault paths changed between `rev` and HEAD, or None if `rev` is unknown."""
         r = subprocess.run(["git", "diff", "--name-only", "--no-renames", rev, "HEAD", "--",

@@ -174,10 +174,19 @@ class Vault:
             return False
         return not (len(parts) == 1 and parts[0].lower() in ROOT_DOCS)
 
-    def _scan(self) -> dict[str, tuple[int, int]]:
-        """Every memory file on disk with its (mtime_ns, size)."""
+    def _scan(self, scope: list[str] | None = None) -> dict[str, tuple[int, int]]:
+        """Every memory file on disk (or in `scope`: files and folders) with its (mtime_ns, size)."""
         found = {}
         stack = [("", self.root)]
+        if scope is not None:
+            stack = []
+            for rel in scope:
+                full = self._abs(rel)
+                if full.is_dir() and not full.is_symlink():
+                    stack.append((rel + "/", full))
+                elif self._is_memory_path(rel) and full.is_file():
+                    st = full.lstat()
+                    found[rel] = (st.st_mtime_ns, st.st_size)
         while stack:
             prefix, folder = stack.pop()
             try:
@@ -266,6 +275,10 @@ class Vault:
             self._update_caches(changed, deleted, set())
 
     def _update_caches(self, changed: Iterable[str], deleted: Iterable[str], summaries: set[str]) -> None:
+        self._reindex(*self._recatalog(changed, deleted), summaries)
+
+    def _recatalog(self, changed: Iterable[str], deleted: Iterable[str]) -> tuple[list, list[str], str | None, str]:
+        """Update the catalog for these files: (docs to index, keys to drop, generation before, after)."""
         docs, gone = [], []
         before = self.catalog.meta("generation")
         with self.catalog.transaction():
@@ -282,6 +295,10 @@ class Vault:
                 if m:
                     docs.append(_memory_doc(m))
             generation = self._bump_generation()
+        return docs, gone, before, generation
+
+    def _reindex(self, docs: list, gone: list[str], before: str | None, generation: str, summaries: set[str]) -> None:
+        """Apply catalog changes to the search index (with the summaries of `summaries` folders)."""
         state = self.index.state()
         if state is None or state.get("generation") != before:
             self._rebuild_index(generation)  # the index missed changes (lost, or a crash): start over
@@ -796,6 +813,101 @@ class Vault:
             tx.reindex_all = True
         return {"memories": count, "summaries_changed": len(tx.summaries_written), "commit": tx.commit}
 
+    def reconcile(self, paths: Iterable[str] | None = None, agent: str = "watch") -> dict:
+        """Take in what changed on disk outside the tool — a person's edits, a `git pull` — as one commit.
+
+        `paths` (vault-relative or absolute; folders allowed) limits the look to what an editor
+        touched; None looks at everything. New or edited memories get what their front matter
+        lacks (id, created, title; the person's keys untouched), a copied file a new id, a moved
+        one keeps its id; deletions leave the index and the summaries. Summaries along every
+        changed path are regenerated. A file that cannot be read is not committed nor indexed: it
+        is reported in `problems` and taken in once fixed. Returns {changes, problems, commit}.
+        """
+        with self._transaction("edit", "edit", [], agent) as tx:
+            changes, problems = self._take_in(tx, paths)
+            ops = {c["op"] for c in changes}
+            tx.op = ops.pop() if len(ops) == 1 else "edit"
+            if len(changes) == 1:
+                tx.subject = f"{tx.op}: {changes[0]['title']}"
+            elif changes:
+                tx.subject = f"{tx.op}: {len(changes)} memories changed by hand"
+            else:
+                tx.subject = "edit: regenerate summaries"
+            tx.trailers += [("Memory-Op", tx.op)] + [("Memory-Id", c["id"]) for c in changes if c["id"]]
+        return {"changes": changes, "problems": [p.to_dict() for p in problems], "commit": tx.commit,
+                "written": sorted(tx.paths)}
+
+    def _take_in(self, tx: "_Tx", paths: Iterable[str] | None) -> tuple[list[dict], list[Problem]]:
+        scope = None if paths is None else sorted({r for p in paths if (r := self._rel_or_none(p)) is not None})
+        on_disk = self._scan(scope)
+        known = self.catalog.stamps()
+        if scope is None:
+            looked = set(on_disk) | set(known)
+        else:
+            looked = set(on_disk) | {p for p in known if any(p == s or p.startswith(s + "/") for s in scope)}
+        dirty = set(self.repo.dirty(scope)) if scope is None or scope else set()
+        candidates = {p for p in looked if p in dirty or on_disk.get(p) != known.get(p)}
+        for p in dirty:  # a summary edited by hand or brought by git: its folder is regenerated
+            if p.endswith(tree.INDEX):
+                tx.folders.add(p.rpartition("/")[0] if "/" in p else "")
+                tx.paths.add(p)
+        gone = {p for p in candidates if p not in on_disk and self._is_memory_path(p)}
+        id_of_gone = {(self.catalog.by_path(p) or {}).get("id"): p for p in gone}
+        changes, problems = [], []
+        for rel in sorted(candidates - gone):
+            if not self._is_memory_path(rel):
+                continue
+            try:
+                m = self._read(rel)
+            except BrokenFile as e:
+                problems.append(Problem("broken", rel, str(e), repairable=False))
+                self.catalog.delete(rel)  # not indexed until fixed; the next look takes it in
+                tx.folders.add(rel.rpartition("/")[0])
+                continue
+            fill = {}
+            if "title" in m.missing:
+                fill["title"] = m.title
+            if "created" in m.missing:
+                fill["created"] = notes.now_timestamp()
+            op, old_path = "edit", None
+            moved_from = [r.path for r in self.catalog.by_id(m.id) if r.path != rel and not self._abs(r.path).exists()] \
+                if m.id else []
+            if m.id and m.id in id_of_gone:
+                op, old_path = "move", id_of_gone.pop(m.id)
+            elif moved_from:  # its old name was deleted in another batch of events (a move across folders)
+                op, old_path = "move", moved_from[0]
+            elif not m.id and (self.catalog.by_path(rel) or {}).get("id"):
+                fill["id"] = self.catalog.by_path(rel)["id"]  # the id was dropped by an edit: identity stays
+            elif not m.id or any(r.path != rel and self._abs(r.path).exists() for r in self.catalog.by_id(m.id)):
+                fill["id"] = notes.new_id()  # new by hand, or a copy of another memory
+            if fill:
+                tx.edit(m, fill)
+            tx.paths.add(rel)
+            tx.folders.add(m.folder)
+            if old_path:
+                tx.paths.add(old_path)
+                tx.folders.add(old_path.rpartition("/")[0])
+                gone.discard(old_path)
+            changes.append({"op": op, "path": rel, "id": fill.get("id", m.id), "title": m.title, "from": old_path})
+        for rel in sorted(gone):
+            row = self.catalog.by_path(rel) or {}
+            tx.paths.add(rel)
+            tx.folders.add(rel.rpartition("/")[0])
+            changes.append({"op": "delete", "path": rel, "id": row.get("id", ""), "title": row.get("title", rel),
+                            "from": None})
+        return changes, problems
+
+    def _rel_or_none(self, path: str) -> str | None:
+        p = Path(path)
+        full = p if p.is_absolute() else self.root / p
+        try:
+            rel = full.resolve().relative_to(self.root).as_posix() if full.exists() else \
+                full.parent.resolve().joinpath(full.name).relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+        parts = rel.split("/")
+        return None if rel == "." or any(x.startswith(".") for x in parts) else rel
+
     def doctor(self, repair: bool = False) -> list[Problem]:
         from .doctor import examine, fix
         problems = examine(self)
@@ -1037,12 +1149,8 @@ class _Tx:
             v._journal.unlink(missing_ok=True)
             return
         memory_paths = [p for p in self.paths if v._is_memory_path(p)]
-        with v.catalog.transaction():
-            for rel in memory_paths:
-                if v._abs(rel).exists():
-                    v._catalog_file(rel)
-                else:
-                    v.catalog.delete(rel)
+        catalogued = v._recatalog([p for p in memory_paths if v._abs(p).exists()],
+                                  [p for p in memory_paths if not v._abs(p).exists()])
         for folder in sorted({f for fo in self.folders for f in tree.parents(fo)}, key=lambda f: (-tree.depth(f), f)):
             self._regenerate(folder)
         trailers = [(k, val) for k, val in self.trailers if k != "Agent"] + [("Agent", self.agent)]
@@ -1050,10 +1158,8 @@ class _Tx:
             trailers.insert(0, ("Memory-Op", self.op))
         self.commit = v.repo.commit(sorted(self.paths), gitlog.message(self.subject, trailers))
         if not self.reindex_all:
-            deleted = [p for p in memory_paths if not v._abs(p).exists()]
-            changed = [p for p in memory_paths if v._abs(p).exists()]
             rewritten = {p.rpartition("/")[0] for p in self.summaries_written}  # unchanged ones stay as indexed
-            v._update_caches(changed, deleted, rewritten)
+            v._reindex(*catalogued, rewritten)
         else:
             v._rebuild_caches()
         v._journal.unlink(missing_ok=True)

@@ -1,0 +1,131 @@
+"""The mkdocs plugin `ihmt`: a vault (or a folder of notes) as the site's docs.
+
+    plugins:
+      - search
+      - ihmt:
+          vault: vault          # default: the folder of mkdocs.yml
+          with_archive: false   # publish archive/ too
+          title: Ana's memory   # root title when the folder is not yet a vault
+
+`on_config` prepares a staging docs folder from the vault (`site.prepare`) and points mkdocs at it;
+`on_page_markdown` turns wikilinks into links and front matter into a header with badges; `on_nav`
+puts the generated Timeline and Recent changes after the topics. Loaded by mkdocs only (never by
+the storage modules). The work itself is in `site.py`.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config
+from mkdocs.plugins import BasePlugin
+
+from . import site
+
+log = logging.getLogger("mkdocs.plugins.ihmt")
+NEEDED_EXTENSIONS = ("attr_list", "md_in_html")
+
+
+class IhmtConfig(Config):
+    vault = c.Optional(c.Type(str))
+    with_archive = c.Type(bool, default=False)
+    title = c.Optional(c.Type(str))
+
+
+class IhmtPlugin(BasePlugin[IhmtConfig]):
+    supports_multiple_instances = False
+
+    def __init__(self):
+        self.vault_object = None     # set by site.build_site(): the caller's open Vault
+        self.skip: tuple = ()        # folders never copied into the site (the output folder)
+        self.source: site.Source | None = None
+        self.broken: list[dict] = []
+        self._opened = None
+        self._slugify = None
+
+    # -- configuration ----------------------------------------------------------------------------
+    def _vault_root(self, config) -> Path:
+        base = Path(config.config_file_path or ".").resolve().parent
+        return (base / self.config.vault).resolve() if self.config.vault else base
+
+    def on_config(self, config):
+        v = self.vault_object
+        if v is None:
+            v = self._opened = site.open_for_site(self._vault_root(config), self.config.title)
+        skip = (*self.skip, Path(config.site_dir))
+        self.source = site.prepare(v, with_archive=self.config.with_archive, skip=skip)
+        self.broken = []
+        config.docs_dir = str(self.source.docs)
+        for ext in NEEDED_EXTENSIONS:
+            if ext not in config.markdown_extensions:
+                config.markdown_extensions.append(ext)
+        if site.CSS not in config.extra_css:
+            config.extra_css.append(site.CSS)
+        toc = config.mdx_configs.get("toc", {})
+        self._slugify = toc.get("slugify") and (lambda s: toc["slugify"](s, toc.get("separator", "-")))
+        if self._slugify is None:
+            from markdown.extensions.toc import slugify
+            self._slugify = lambda s: slugify(s, toc.get("separator", "-"))
+        log.info(f"ihmt: {self.source.published} memories, {self.source.sections} sections from {v.root} "
+                 f"({self.source.written} files refreshed)")
+        return config
+
+    def on_serve(self, server, config, builder):
+        """Rebuild when memories change in the vault itself, not only in the staging folder."""
+        root = self.source.vault
+        for entry in os.scandir(root):
+            if entry.is_dir() and not entry.name.startswith("."):
+                server.watch(entry.path)
+        server.watch(str(root), recursive=False)
+        return server
+
+    # -- pages ------------------------------------------------------------------------------------
+    def on_nav(self, nav, config, files):
+        """Like the topic tree: each section titled by its summary, subtopics before memories; the
+        generated pages (Timeline, Recent changes) after the topics."""
+        titles = self.source.titles
+
+        def order(items):
+            for item in items:
+                if getattr(item, "children", None):
+                    first = item.children[0]
+                    uri = getattr(getattr(first, "file", None), "src_uri", "")
+                    if uri.endswith("index.md") and uri.rpartition("/")[0] in titles:
+                        item.title = titles[uri.rpartition("/")[0]]
+                    order(item.children)
+            head = [i for i in items[:1] if getattr(getattr(i, "file", None), "src_uri", "").endswith("index.md")]
+            rest = items[len(head):]
+            items[:] = head + [i for i in rest if getattr(i, "children", None)] + \
+                [i for i in rest if not getattr(i, "children", None)]
+
+        order(nav.items)
+        generated = self.source.generated
+        last = sorted((i for i in nav.items if getattr(getattr(i, "file", None), "src_uri", None) in generated),
+                      key=lambda i: generated.index(i.file.src_uri))
+        nav.items[:] = [i for i in nav.items if i not in last] + last
+        return nav
+
+    def on_page_markdown(self, markdown, page, config, files):
+        src = page.file.src_uri
+        links = self.source.links
+        markdown, broken = site.rewrite_links(markdown, src, links, self._slugify)
+        for b in broken:
+            log.info(f"ihmt: broken wikilink [[{b['target']}]] in {b['page']}")
+        self.broken += broken
+        entry = links.entries.get(src)
+        if entry is not None:
+            if not page.meta.get("title"):
+                page.meta["title"] = entry.title
+            markdown = site.page_header(entry, links) + markdown
+        return markdown
+
+    def on_post_build(self, config):
+        if self.broken:
+            log.info(f"ihmt: {len(self.broken)} broken wikilinks (shown struck through on their pages)")
+
+    def on_shutdown(self):
+        if self._opened is not None:
+            self._opened.close()
+            self._opened = None
