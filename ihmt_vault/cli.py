@@ -491,5 +491,57 @@ def watch(v, as_json, once, debounce):
         pass
 
 
+@command(main)
+@click.option("--remote", help="The git remote (default: origin, or the only one).")
+@click.option("--status", "show_status", is_flag=True, help="Only say how far ahead/behind the remote the vault is.")
+def sync(v, as_json, remote, show_status):
+    """Commit pending edits, pull (merging without conflicts to resolve), push. Credentials are git's own."""
+    from .sync import status, sync as run_sync
+    if show_status:
+        s = status(v, remote)
+        _emit(as_json, s, lambda: out.print(
+            f"{s['remote']}/{s['branch']}: {s['ahead']} ahead, {s['behind']} behind, {s['pending']} pending edits",
+            markup=False))
+        return
+    r = run_sync(v, remote)
+
+    def human():
+        for c in r.committed:
+            out.print(f"committed {c['op']} {c['path']}", markup=False)
+        if r.pulled:
+            out.print(f"pulled {r.pulled} commits from {r.remote}/{r.branch}", markup=False)
+        for notice in r.conflicts:
+            out.print(f"notice: {notice}", markup=False)
+        out.print(f"pushed to {r.remote}/{r.branch}" if r.pushed else "nothing pushed", markup=False)
+
+    _emit(as_json, r.to_dict(), human)
+
+
+@main.group()
+def hooks():
+    """Git hooks for a vault: validate commits made by hand, keep summaries current after merges."""
+
+
+@command(hooks, name="install")
+def hooks_install(v, as_json):
+    """Install the vault's git hooks (pre-commit, post-merge, post-checkout, post-rewrite); yours are kept."""
+    from .githooks import install
+    report = install(v)
+    _emit(as_json, report, lambda: [out.print(f"{r['action']:<9} {r['path']}" + (f" ({r['why']})" if r.get("why") else ""),
+                                              markup=False) for r in report])
+
+
+@command(hooks, name="check")
+def hooks_check(v, as_json):
+    """Check the memories staged for commit (front matter, secrets); used by the pre-commit hook."""
+    from .githooks import check_staged
+    problems = check_staged(v)
+    if as_json:
+        _emit(True, {"problems": problems}, None)
+    for p in problems if not as_json else []:
+        err.print(f"error: {p}", markup=False)
+    sys.exit(1 if problems else 0)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

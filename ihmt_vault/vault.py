@@ -40,7 +40,9 @@ from .sensitive import find_secret
 
 CACHE = ".ihmt/cache"
 GITIGNORE = ".ihmt/cache/\n.ihmt/vault.lock\n"
-GITATTRIBUTES = "# Generated summaries: collapsed in diffs on git hosts.\nindex.md linguist-generated=true\n"
+# Generated summaries: collapsed in diffs on git hosts, never a merge conflict (regenerated after merges).
+GITATTRIBUTES = ("# Generated summaries: collapsed in diffs, regenerated after merges (ihmt sync).\n"
+                 "index.md linguist-generated=true merge=ihmt-summary\n")
 # Files at the vault root that are documentation, not memories.
 ROOT_DOCS = {"readme.md", "claude.md", "agents.md", "license.md", "changelog.md"}
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
@@ -118,6 +120,9 @@ class Vault:
                 notes.write_atomic(file, file.read_text(encoding="utf-8") .rstrip("\n") + "\n" + GITIGNORE)
                 written.append(rel)
         vault = cls(root, config)
+        from . import githooks, sync
+        sync.configure(vault)
+        githooks.install(vault)
         with vault._transaction("", f"init: {config.title}", []) as tx:  # no memory, no Memory-Op
             tx.paths.update(written)
             tx.paths.update(vault._scan())  # a folder of notes becomes a vault with its notes
@@ -884,6 +889,8 @@ class Vault:
                 tx.edit(m, fill)
             tx.paths.add(rel)
             tx.folders.add(m.folder)
+            if not fill and rel not in dirty and not old_path:
+                continue  # committed already (a pull, a clone): indexed and summarised, not a change
             if old_path:
                 tx.paths.add(old_path)
                 tx.folders.add(old_path.rpartition("/")[0])

@@ -65,7 +65,8 @@ def test_save_many_with_one_bad_item_saves_none(filled):
 def test_broken_yaml_is_reported_with_the_file_and_the_line(filled):
     (filled.root / "work/broken.md").write_text("---\ntitle: [unclosed\nid: x\n---\nbody\n")
     subprocess.run(["git", "add", "work/broken.md"], cwd=filled.root, check=True)
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "hand"], cwd=filled.root, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "--no-verify", "-qm", "hand"],
+                   cwd=filled.root, check=True)  # past the pre-commit hook, which would refuse it
     msg = unchanged(filled, lambda: filled.get("work/broken.md"), BrokenFile)
     assert msg.startswith("work/broken.md: front matter is not valid YAML at line")
     problems = [p for p in filled.doctor() if p.kind == "broken"]

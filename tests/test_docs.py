@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "ihmt_vault"
 FRONT_ENDS = {"cli", "demo", "mcp_server", "watch", "site", "importers"}
 STORAGE = ["errors", "config", "notes", "tree", "gitlog", "lock", "catalog", "vault", "doctor", "search", "timeline",
-           "sensitive"]
+           "sensitive", "sync", "githooks"]
 
 
 def _commands(group, prefix=()):

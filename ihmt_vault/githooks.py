@@ -1,0 +1,79 @@
+"""Git hooks for a vault: validation for commits made by hand, and summaries kept current after git
+moves the work tree (merge, checkout, rebase). The hook scripts live in the repository's `hooks/`
+folder (shipped as `ihmt_vault._hooks`); each is a short script calling the CLI.
+
+Installing never clobbers a hook the person wrote: an existing hook that is not ours is left alone
+and reported. The vault's own commits are written with plumbing, so hooks never run on them.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+from . import notes
+from .errors import BrokenFile
+from .sensitive import find_secret
+
+HOOKS = ("pre-commit", "post-merge", "post-checkout", "post-rewrite")
+MARK = "IHMT Vault (installed by 'ihmt hooks install')"
+
+
+def _templates() -> Path:
+    checkout = Path(__file__).resolve().parent.parent / "hooks"
+    return checkout if checkout.is_dir() else Path(str(resources.files("ihmt_vault._hooks")))
+
+
+def _ihmt() -> str:
+    exe = Path(sys.executable).parent / "ihmt"
+    return str(exe) if exe.exists() else (shutil.which("ihmt") or "ihmt")
+
+
+def install(v) -> list[dict]:
+    """Write the vault's git hooks; returns [{hook, path, action: installed|unchanged|skipped}]."""
+    hooks_dir = Path(v.repo.run("rev-parse", "--git-path", "hooks").strip())
+    if not hooks_dir.is_absolute():
+        hooks_dir = v.repo.top / hooks_dir
+    hooks_dir.mkdir(parents=True, exist_ok=True)
+    report = []
+    for hook in HOOKS:
+        text = (_templates() / f"git-{hook}").read_text().replace("@IHMT@", _ihmt()).replace("@VAULT@", str(v.root))
+        target = hooks_dir / hook
+        current = target.read_text(errors="replace") if target.exists() else None
+        if current is not None and MARK not in current:
+            report.append({"hook": hook, "path": str(target), "action": "skipped",
+                           "why": "a hook of your own is there; add a call to 'ihmt' yourself"})
+            continue
+        action = "unchanged" if current == text else "installed"
+        if action == "installed":
+            target.write_text(text)
+            target.chmod(0o755)
+        report.append({"hook": hook, "path": str(target), "action": action})
+    return report
+
+
+def check_staged(v) -> list[str]:
+    """Problems with the memories staged for the next commit (front matter, secrets); [] when fine."""
+    names = v.repo.run("diff", "--cached", "--name-only", "-z", "--diff-filter=ACMR", "--",
+                       v.repo.prefix or ".").split("\0")
+    problems = []
+    for name in filter(None, names):
+        rel = v.repo.vault_path(name)
+        if not rel or not v._is_memory_path(rel):
+            continue
+        blob = subprocess.run(["git", "show", f":{name}"], cwd=v.repo.top, capture_output=True).stdout
+        try:
+            memory = notes.parse(blob.decode("utf-8"), rel)
+        except UnicodeDecodeError:
+            problems.append(f"{rel}: is not UTF-8 text; re-save it as UTF-8")
+            continue
+        except BrokenFile as e:
+            problems.append(str(e))
+            continue
+        secret = find_secret(f"{memory.title}\n{memory.body}")
+        if secret:
+            problems.append(f"{rel}: contains what looks like {secret}; remove it before committing")
+    return problems
