@@ -63,6 +63,8 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
                 config.markdown_extensions.append(ext)
         if site.CSS not in config.extra_css:
             config.extra_css.append(site.CSS)
+        # Material marks a page in the navigation by its front matter `status` (our stylesheet draws them).
+        config.extra["status"] = {**site.NAV_STATUS, **(config.extra.get("status") or {})}
         toc = config.mdx_configs.get("toc", {})
         self._slugify = toc.get("slugify") and (lambda s: toc["slugify"](s, toc.get("separator", "-")))
         if self._slugify is None:
@@ -105,19 +107,31 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
         last = sorted((i for i in nav.items if getattr(getattr(i, "file", None), "src_uri", None) in generated),
                       key=lambda i: generated.index(i.file.src_uri))
         nav.items[:] = [i for i in nav.items if i not in last] + last
+
+        def pages(items):
+            for i in items:
+                yield from pages(i.children) if getattr(i, "children", None) else ([i] if i.is_page else [])
+
+        nav.pages = list(pages(nav.items))       # previous / next follow the new order
+        for a, b in zip([None, *nav.pages], [*nav.pages, None]):
+            if a is not None:
+                a.next_page = b
+            if b is not None:
+                b.previous_page = a
         return nav
 
     def on_page_markdown(self, markdown, page, config, files):
         src = page.file.src_uri
         links = self.source.links
         markdown, broken = site.rewrite_links(markdown, src, links, self._slugify)
-        for b in broken:
-            log.info(f"ihmt: broken wikilink [[{b['target']}]] in {b['page']}")
-        self.broken += broken
         entry = links.entries.get(src)
-        if entry is not None:
+        if entry is not None:     # summaries quote first lines: their links are reported on the memory's page
+            for b in broken:
+                log.info(f"ihmt: broken wikilink [[{b['target']}]] in {b['page']}")
+            self.broken += broken
             if not page.meta.get("title"):
                 page.meta["title"] = entry.title
+            page.meta["status"] = "pinned" if entry.pinned and entry.status == "active" else entry.status
             markdown = site.page_header(entry, links) + markdown
         return markdown
 

@@ -48,7 +48,7 @@ ROOT_DOCS = {"readme.md", "claude.md", "agents.md", "license.md", "changelog.md"
 CHANGES_SHOWN = 100
 
 # The configuration every vault's site gets (and the root mkdocs.yml repeats for the sample vault).
-THEME = {"name": "material",
+THEME = {"name": "material", "font": False,   # system fonts: no request to Google Fonts, works offline
          "features": ["navigation.indexes", "navigation.prune", "navigation.top", "search.highlight",
                       "search.suggest", "toc.follow"]}
 MARKDOWN_EXTENSIONS = ["attr_list", "md_in_html", "tables", {"toc": {"permalink": True}}]
@@ -357,8 +357,21 @@ def changes_page(v: Vault, links: Links, here: str = CHANGES, limit: int = CHANG
     return "\n".join(lines) + "\n"
 
 
+# Navigation marks (Material's page status): tooltips; the icons are in STYLESHEET.
+NAV_STATUS = {"outdated": "Outdated: superseded by a newer memory", "pinned": "Pinned: a core memory",
+              "archived": "Archived: kept as history"}
+
 STYLESHEET = """\
 /* IHMT Vault: memory headers, badges and link marks (written by ihmt_vault.site). */
+:root {
+  --ihmt-history: url("data:image/svg+xml;charset=utf-8,<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 24 24'><path d='M13.5 8H12v5l4.28 2.54.72-1.21-3.5-2.08V8M13 3a9 9 0 0 0-9 9H1l3.96 4.03L9 12H6a7 7 0 0 1 7-7 7 7 0 0 1 7 7 7 7 0 0 1-7 7c-1.93 0-3.68-.79-4.94-2.06l-1.42 1.42A8.9 8.9 0 0 0 13 21a9 9 0 0 0 9-9 9 9 0 0 0-9-9'/></svg>");
+  --ihmt-pin: url("data:image/svg+xml;charset=utf-8,<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 24 24'><path d='M16 12V4h1V2H7v2h1v8l-2 2v2h5.2v6h1.6v-6H18v-2z'/></svg>");
+}
+.md-status--active:after { display: none; }
+.md-status--outdated:after { -webkit-mask-image: var(--ihmt-history); mask-image: var(--ihmt-history);
+  background-color: #c62828; }
+.md-status--pinned:after { -webkit-mask-image: var(--ihmt-pin); mask-image: var(--ihmt-pin); background-color: #f9a825; }
+.md-status--archived:after { -webkit-mask-image: var(--md-status--deprecated); mask-image: var(--md-status--deprecated); }
 .ihmt-header { margin: -.6rem 0 1.2rem; font-size: .72rem; color: var(--md-default-fg-color--light, #666); }
 .ihmt-header p { margin: .3rem 0; }
 .ihmt-badge { display: inline-block; padding: .1rem .55rem; border-radius: 1rem; font-weight: 700;
@@ -617,6 +630,7 @@ def build_site(v: Vault, out: str | Path | None = None, with_archive: bool = Fal
             build(cfg)
         finally:
             cfg.plugins.on_shutdown()
+            plugin.vault_object, plugin.skip = None, ()   # mkdocs keeps plugin instances for the process
     except MkDocsException as e:
         raise VaultError(f"the site did not build: {e}") from None
     finally:
