@@ -166,6 +166,9 @@ class Repo:
             tree = self.run("write-tree", env=env).strip()
             if head and head_tree == tree:
                 marker.write_text(f"{head} {tree}")
+                # Already committed (say, by a run killed before its last step): the person's index
+                # may still lag behind HEAD for these paths.
+                self.run("update-index", "--add", "--remove", "-z", "--stdin", input=stdin)
                 return None
             parents = ["-p", head] if head else []
             new = self.run("commit-tree", tree, *parents, "-F", "-", input=msg, env=env).strip()
