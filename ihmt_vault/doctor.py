@@ -107,8 +107,7 @@ def fix(v, problems: list) -> None:
             if p.kind == "outside-tree" and (v.root / p.path).exists():
                 m = v._read(p.path)
                 if tree.depth(m.folder) == 0:
-                    from .vault import _Placer
-                    dest = _Placer(v).place(tree.keywords(m.title, m.body, m.tags))
+                    dest = v._placer().place(tree.keywords(m.title, m.body, m.tags))
                 else:
                     dest = "/".join(m.folder.split("/")[: v.config.max_depth])
                 tx.move(p.path, dest)

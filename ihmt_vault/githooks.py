@@ -7,7 +7,6 @@ and reported. The vault's own commits are written with plumbing, so hooks never 
 """
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys

@@ -15,6 +15,7 @@ import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Callable
 from urllib.parse import quote
 
 from whoosh.lang import stopwords_for_language
@@ -219,3 +220,67 @@ def render_summary(folder: str, title: str, rows: list, subfolders: list[FolderI
                 lines.append(f"- {when}{link}{mark}{tail}")
     fields = {"generated": True, "title": title, "memories": total, "keywords": kws}
     return compose(fields, "\n".join(lines) + "\n"), info
+
+
+class Placer:
+    """Descends the tree to the folder that best fits a memory's keywords (DESIGN.md, placement).
+
+    Keeps its own view of folder keywords during a bulk save, so memories placed early in a batch
+    guide the placement of later ones before any summary is regenerated.
+    """
+
+    def __init__(self, subfolders: Callable[[str], list[str]], folder_info: Callable[[str], "FolderInfo | None"],
+                 branch_factor: int, max_depth: int):
+        self.subfolders = subfolders
+        self.folder_info = folder_info
+        self.branch_factor = branch_factor
+        self.max_depth = max_depth
+        self.info: dict[str, FolderInfo] = {}
+        self.children: dict[str, list[str]] = {}
+        self.extra: dict[str, Counter] = {}
+
+    def _kids(self, folder: str) -> list[str]:
+        if folder not in self.children:
+            names = self.subfolders(folder)
+            if not folder:
+                names = [n for n in names if n != ARCHIVE]
+            self.children[folder] = [f"{folder}/{n}" if folder else n for n in names]
+        return self.children[folder]
+
+    def _info(self, folder: str) -> FolderInfo:
+        if folder not in self.info:
+            self.info[folder] = self.folder_info(folder) or FolderInfo(folder.rpartition("/")[2], "", 0, [])
+        info = self.info[folder]
+        extra = self.extra.get(folder)
+        if extra:
+            merged = Counter({w: 20 - i for i, w in enumerate(info.keywords[:20])}) + extra
+            info = FolderInfo(info.name, info.title, info.count,
+                                   [w for w, _ in sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))[:20]])
+        return info
+
+    def place(self, kws: list[str]) -> str:
+        folder = ""
+        while depth(folder) < self.max_depth:
+            kids = self._kids(folder)
+            scored = sorted(((placement_score(kws, self._info(k)), k) for k in kids), key=lambda sk: (-sk[0], sk[1]))
+            best = scored[0] if scored else None
+            if not folder:
+                if best and best[0] >= 1:
+                    folder = best[1]
+                elif len(kids) < self.branch_factor:
+                    return clean_topic(kws[0] if kws else "notes", self.max_depth) or "notes"
+                else:
+                    folder = best[1] if best else "notes"
+            elif best and best[0] >= 2:
+                folder = best[1]
+            else:
+                return folder
+        return folder
+
+    def add(self, folder: str, kws: list[str]) -> None:
+        for f in parents(folder):
+            if f:
+                self.extra.setdefault(f, Counter()).update({w: 3 for w in kws[:6]})
+                parent = f.rpartition("/")[0]
+                if f not in self._kids(parent) and not (not parent and f == ARCHIVE):
+                    self.children[parent].append(f)

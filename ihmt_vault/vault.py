@@ -20,11 +20,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import time
 from collections import Counter
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -36,6 +35,7 @@ from .config import CONFIG_PATH, Config
 from .errors import BadInput, BrokenFile, NotAVault, NotFound, SecretRefused, VaultError
 from .lock import VaultLock
 from .notes import Memory
+from .transaction import Transaction
 from .sensitive import find_secret
 
 CACHE = ".ihmt/cache"
@@ -352,6 +352,11 @@ class Vault:
                     yield doc
         self.index.rebuild(docs(), {"generation": generation})
 
+    def _placer(self) -> tree.Placer:
+        """Placement of new memories by descending the tree (one per transaction)."""
+        return tree.Placer(self._subfolders, lambda f: _folder_info(self, f), self.config.branch_factor,
+                           self.config.max_depth)
+
     def _render_folder(self, folder: str) -> str | None:
         """The index.md a folder should have now (None: an empty topic, to be removed)."""
         subs = [i for name in self._subfolders(folder)
@@ -381,7 +386,7 @@ class Vault:
     def _transaction(self, op: str, subject: str, trailers: list[tuple[str, str]], agent: str | None = None):
         with self.lock.held():
             self._recover()
-            tx = _Tx(self, op, subject, trailers, agent or self.config.default_source)
+            tx = Transaction(self, op, subject, trailers, agent or self.config.default_source)
             yield tx
             tx.finish()
         self._last_refresh = time.monotonic()
@@ -400,7 +405,7 @@ class Vault:
             self._journal.unlink()
             return []
         head, paths = lines[0], [l["path"] for l in lines[1:] if "path" in l]
-        tx = _Tx(self, head.get("op", "edit"), head.get("subject", "repair"), [("Recovered", "true")],
+        tx = Transaction(self, head.get("op", "edit"), head.get("subject", "repair"), [("Recovered", "true")],
                  head.get("agent", "ihmt"), journal=False)
         tx.paths.update(paths)
         tx.folders.update(p.rpartition("/")[0] for p in paths if self._is_memory_path(p))
@@ -842,7 +847,7 @@ class Vault:
         return {"changes": changes, "problems": [p.to_dict() for p in problems], "commit": tx.commit,
                 "written": sorted(tx.paths)}
 
-    def _take_in(self, tx: "_Tx", paths: Iterable[str] | None) -> tuple[list[dict], list[Problem]]:
+    def _take_in(self, tx: Transaction, paths: Iterable[str] | None) -> tuple[list[dict], list[Problem]]:
         scope = None if paths is None else sorted({r for p in paths if (r := self._rel_or_none(p)) is not None})
         on_disk = self._scan(scope)
         known = self.catalog.stamps()
@@ -1026,173 +1031,6 @@ def _memory_doc(m: Memory):
                pinned=m.pinned, source=m.source, created=m.created)
 
 
-class _Tx:
-    """What one operation touched; `finish` turns it into summaries, one commit and fresh caches."""
-
-    def __init__(self, vault: Vault, op: str, subject: str, trailers: list, agent: str, journal: bool = True):
-        self.v = vault
-        self.op = op
-        self.subject = subject
-        self.trailers = list(trailers)
-        self.agent = agent
-        self.paths: set[str] = set()       # every vault path written or deleted
-        self.folders: set[str] = set()     # folders whose summaries must be regenerated
-        self.summaries_written: list[str] = []
-        self.reindex_all = False
-        self.commit: str | None = None
-        self._journal = journal
-        self._placer: _Placer | None = None
-
-    def _record(self, rel: str) -> None:
-        if self._journal:
-            j = self.v._journal
-            if not j.exists():
-                j.parent.mkdir(parents=True, exist_ok=True)
-                with open(j, "w", encoding="utf-8") as f:
-                    f.write(json.dumps({"op": self.op, "subject": self.subject, "agent": self.agent}) + "\n")
-            with open(j, "a", encoding="utf-8") as f:
-                f.write(json.dumps({"path": rel}) + "\n")
-        self.paths.add(rel)
-
-    def write(self, rel: str, text: str) -> None:
-        self._record(rel)
-        notes.write_atomic(self.v._abs(rel), text)
-        if self.v._is_memory_path(rel):
-            self.folders.add(rel.rpartition("/")[0])
-
-    def remove(self, rel: str) -> None:
-        self._record(rel)
-        self.v._abs(rel).unlink(missing_ok=True)
-        self.folders.add(rel.rpartition("/")[0])
-
-    def move(self, rel: str, folder: str) -> str:
-        name = rel.rpartition("/")[2]
-        dest = self.free_name(folder, name.removesuffix(".md"))
-        self._record(rel)
-        self._record(dest)
-        self.v._abs(dest).parent.mkdir(parents=True, exist_ok=True)
-        os.replace(self.v._abs(rel), self.v._abs(dest))
-        self.folders.update({rel.rpartition("/")[0], folder})
-        return dest
-
-    def edit(self, m: Memory, changes: dict, remove: tuple[str, ...] = ()) -> None:
-        text = self.v._abs(m.path).read_text(encoding="utf-8")
-        self.write(m.path, notes.update_front_matter(text, changes, remove, path=m.path))
-
-    def mark_outdated(self, old: Memory, new_id: str) -> None:
-        by = old.superseded_by + ([new_id] if new_id not in old.superseded_by else [])
-        self.edit(old, {"status": "outdated", "superseded_by": by})
-
-    def free_name(self, folder: str, stem: str) -> str:
-        base = f"{folder}/{stem}" if folder else stem
-        rel, n = f"{base}.md", 2
-        while self.v._abs(rel).exists() or rel in self.paths:
-            rel, n = f"{base}-{n}.md", n + 1
-        return rel
-
-    def create(self, items: list[dict], progress: Progress | None = None) -> list[Memory]:
-        """Write new memory files, placing those without a topic."""
-        created = []
-        now = notes.now_timestamp()
-        for n, item in enumerate(items):
-            kws = tree.keywords(item["title"], item["text"], item["tags"])
-            folder = item["folder"]
-            if folder is None:
-                self._placer = self._placer or _Placer(self.v)
-                folder = self._placer.place(kws)
-            if folder and tree.depth(folder) > self.v.config.max_depth:
-                raise BadInput(f"topic {folder}: deeper than max_depth {self.v.config.max_depth}")
-            if self._placer:
-                self._placer.add(folder, kws)
-            id_ = item["id"] or notes.new_id()
-            rel = self.free_name(folder, notes.slugify(item["title"]))
-            fields = {"id": id_, "title": item["title"], "type": item["type"], "date": item["date"],
-                      "created": now, "tags": item["tags"], "status": "active",
-                      "supersedes": item["supersedes"] or None, "source": item["source"],
-                      "pinned": item["pinned"], **item["extra"]}
-            text = notes.compose(fields, item["text"])
-            self.write(rel, text)
-            created.append(notes.parse(text, rel))
-            if progress:
-                progress(n + 1, len(items))
-        return created
-
-    def split_crowded(self, folders: set[str]) -> dict[str, list[str]]:
-        """Split every crowded folder among `folders` into subtopics; returns {folder: moved ids}."""
-        moved: dict[str, list[str]] = {}
-        cfg = self.v.config
-        queue = sorted(folders)
-        while queue:
-            folder = queue.pop()
-            if not folder or folder.split("/")[0] == tree.ARCHIVE or tree.depth(folder) >= cfg.max_depth:
-                continue
-            rows = self._rows_in(folder)
-            plan = tree.plan_split(rows, set(self.v._subfolders(folder)), cfg.branch_factor)
-            for name, paths in plan.items():
-                sub = f"{folder}/{name}"
-                for rel in paths:
-                    self.move(rel, sub)
-                    moved.setdefault(folder, []).append(next(r["id"] for r in rows if r["path"] == rel))
-                queue.append(sub)
-        return moved
-
-    def _rows_in(self, folder: str) -> list[dict]:
-        """The folder's memories as they are on disk now (new files included)."""
-        rows = []
-        for name in sorted(os.listdir(self.v._abs(folder))):
-            rel = f"{folder}/{name}"
-            if self.v._is_memory_path(rel) and self.v._abs(rel).is_file():
-                try:
-                    m = self.v._read(rel)
-                except VaultError:
-                    continue
-                rows.append({"path": rel, "id": m.id, "keywords": tree.keywords(m.title, m.body, m.tags)})
-        return rows
-
-    # -- finishing --------------------------------------------------------------------------------
-    def finish(self) -> None:
-        v = self.v
-        if not (self.paths or self.folders or self.reindex_all):
-            v._journal.unlink(missing_ok=True)
-            return
-        memory_paths = [p for p in self.paths if v._is_memory_path(p)]
-        catalogued = v._recatalog([p for p in memory_paths if v._abs(p).exists()],
-                                  [p for p in memory_paths if not v._abs(p).exists()])
-        for folder in sorted({f for fo in self.folders for f in tree.parents(fo)}, key=lambda f: (-tree.depth(f), f)):
-            self._regenerate(folder)
-        trailers = [(k, val) for k, val in self.trailers if k != "Agent"] + [("Agent", self.agent)]
-        if self.op and not any(k == "Memory-Op" for k, _ in trailers):
-            trailers.insert(0, ("Memory-Op", self.op))
-        self.commit = v.repo.commit(sorted(self.paths), gitlog.message(self.subject, trailers))
-        if not self.reindex_all:
-            rewritten = {p.rpartition("/")[0] for p in self.summaries_written}  # unchanged ones stay as indexed
-            v._reindex(*catalogued, rewritten)
-        else:
-            v._rebuild_caches()
-        v._journal.unlink(missing_ok=True)
-
-    def _regenerate(self, folder: str) -> None:
-        v = self.v
-        rel = f"{folder}/{tree.INDEX}" if folder else tree.INDEX
-        text = v._render_folder(folder)
-        if text is None:  # an emptied topic disappears
-            if v._abs(rel).exists():
-                self.remove(rel)
-                self.summaries_written.append(rel)
-            try:
-                v._abs(folder).rmdir()
-            except OSError:
-                pass
-            return
-        try:
-            same = v._abs(rel).read_text(encoding="utf-8") == text
-        except (OSError, UnicodeDecodeError):
-            same = False
-        if not same:  # only real changes: no needless writes, events or diffs
-            self.write(rel, text)
-            self.summaries_written.append(rel)
-
-
 def _folder_info(v: Vault, folder: str) -> tree.FolderInfo | None:
     """What a parent lists of a subfolder, from the subfolder's index.md (fresh: bottom-up order)."""
     try:
@@ -1208,64 +1046,3 @@ def _folder_info(v: Vault, folder: str) -> tree.FolderInfo | None:
         return None
     return tree.FolderInfo(name=name, title=str(meta.get("title") or tree.humanize(name)), count=count,
                            keywords=[str(k) for k in meta.get("keywords") or []])
-
-
-class _Placer:
-    """Descends the tree to the folder that best fits a memory's keywords (DESIGN.md, placement).
-
-    Keeps its own view of folder keywords during a bulk save, so memories placed early in a batch
-    guide the placement of later ones before any summary is regenerated.
-    """
-
-    def __init__(self, vault: Vault):
-        self.v = vault
-        self.info: dict[str, tree.FolderInfo] = {}
-        self.children: dict[str, list[str]] = {}
-        self.extra: dict[str, Counter] = {}
-
-    def _kids(self, folder: str) -> list[str]:
-        if folder not in self.children:
-            names = self.v._subfolders(folder)
-            if not folder:
-                names = [n for n in names if n != tree.ARCHIVE]
-            self.children[folder] = [f"{folder}/{n}" if folder else n for n in names]
-        return self.children[folder]
-
-    def _info(self, folder: str) -> tree.FolderInfo:
-        if folder not in self.info:
-            self.info[folder] = _folder_info(self.v, folder) or tree.FolderInfo(folder.rpartition("/")[2], "", 0, [])
-        info = self.info[folder]
-        extra = self.extra.get(folder)
-        if extra:
-            merged = Counter({w: 20 - i for i, w in enumerate(info.keywords[:20])}) + extra
-            info = tree.FolderInfo(info.name, info.title, info.count,
-                                   [w for w, _ in sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))[:20]])
-        return info
-
-    def place(self, kws: list[str]) -> str:
-        cfg = self.v.config
-        folder = ""
-        while tree.depth(folder) < cfg.max_depth:
-            kids = self._kids(folder)
-            scored = sorted(((tree.placement_score(kws, self._info(k)), k) for k in kids), key=lambda sk: (-sk[0], sk[1]))
-            best = scored[0] if scored else None
-            if not folder:
-                if best and best[0] >= 1:
-                    folder = best[1]
-                elif len(kids) < cfg.branch_factor:
-                    return tree.clean_topic(kws[0] if kws else "notes", cfg.max_depth) or "notes"
-                else:
-                    folder = best[1] if best else "notes"
-            elif best and best[0] >= 2:
-                folder = best[1]
-            else:
-                return folder
-        return folder
-
-    def add(self, folder: str, kws: list[str]) -> None:
-        for f in tree.parents(folder):
-            if f:
-                self.extra.setdefault(f, Counter()).update({w: 3 for w in kws[:6]})
-                parent = f.rpartition("/")[0]
-                if f not in self._kids(parent) and not (not parent and f == tree.ARCHIVE):
-                    self.children[parent].append(f)
