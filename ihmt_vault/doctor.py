@@ -69,7 +69,7 @@ def examine(v) -> list:
         expected = v._render_folder(folder)
         rel = f"{folder}/{tree.INDEX}" if folder else tree.INDEX
         try:
-            actual = v._abs(rel).read_text(encoding="utf-8")
+            actual = notes.read_exact(v._abs(rel))
         except (OSError, UnicodeDecodeError):
             actual = None
         if expected != actual:

@@ -35,6 +35,9 @@ KEY_ORDER = ("id", "title", "type", "date", "created", "tags", "status", "supers
 
 _FRONT = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_ALIAS = re.compile(r"(?<![\w*])\*[^\s,\]}*]+")
+MAX_ALIASES = 64          # YAML aliases in one front matter: more is an expansion attack, not a note
+MAX_BYTES = 2_000_000     # a memory is a note, not a data dump
 
 # --- ids -----------------------------------------------------------------------------------------
 # Crockford base32, lowercase: 9 characters of milliseconds (until year 3084) then 4 random ones,
@@ -182,15 +185,17 @@ def _as_timestamp(value) -> str | None:
 def _as_list(value) -> list[str]:
     if value is None or value == "":
         return []
-    if isinstance(value, (list, tuple)):
-        return [str(v) for v in value if v is not None and v != ""]
-    return [str(value)]
+    if isinstance(value, (list, tuple)):  # scalars only: a nested structure is not a tag or an id
+        return [str(v) for v in value if isinstance(v, (str, int, float, dt.date)) and v != ""]
+    return [str(value)] if isinstance(value, (str, int, float, dt.date)) else []
 
 
 def parse(text: str, path: str) -> Memory:
     """Parse a memory file's text. Missing keys get defaults and are listed in `missing`."""
     block, body = split_front_matter(text)
     meta: dict = {}
+    if block is not None and len(_ALIAS.findall(block)) > MAX_ALIASES:
+        raise BrokenFile(path, f"front matter uses more than {MAX_ALIASES} YAML aliases (an alias bomb?)")
     if block is not None and block.strip():
         try:
             meta = yaml.load(block, Loader=_Loader)
@@ -230,6 +235,8 @@ def read_memory(file: Path, path: str) -> Memory:
     if file.is_symlink():
         raise BrokenFile(path, "is a symbolic link; memories must be regular files inside the vault",
                          "replace the link by the file itself or remove it")
+    if file.stat().st_size > MAX_BYTES:
+        raise BrokenFile(path, f"is larger than {MAX_BYTES // 1_000_000} MB", "keep it outside the vault and save a summary")
     data = file.read_bytes()
     if b"\0" in data[:8192]:
         raise BrokenFile(path, "is not a text file", "move it out of the vault")
@@ -331,6 +338,11 @@ def update_front_matter(text: str, changes: dict, remove: tuple[str, ...] = (), 
     if newline != "\n":
         block = block.replace("\n", newline)
     return f"{bom}---{newline}{block}---{newline}{text[m.end():]}"
+
+
+def read_exact(file: Path) -> str:
+    """A file's text exactly as stored: UTF-8, no newline translation (CRLF files stay CRLF)."""
+    return file.read_bytes().decode("utf-8")
 
 
 def now_timestamp() -> str:

@@ -68,7 +68,7 @@ class Transaction:
         return dest
 
     def edit(self, m: Memory, changes: dict, remove: tuple[str, ...] = ()) -> None:
-        text = self.v._abs(m.path).read_text(encoding="utf-8")
+        text = notes.read_exact(self.v._abs(m.path))
         self.write(m.path, notes.update_front_matter(text, changes, remove, path=m.path))
 
     def mark_outdated(self, old: Memory, new_id: str) -> None:
@@ -177,7 +177,7 @@ class Transaction:
                 pass
             return
         try:
-            same = v._abs(rel).read_text(encoding="utf-8") == text
+            same = notes.read_exact(v._abs(rel)) == text
         except (OSError, UnicodeDecodeError):
             same = False
         if not same:  # only real changes: no needless writes, events or diffs

@@ -891,7 +891,12 @@ class Vault:
             elif not m.id or any(r.path != rel and self._abs(r.path).exists() for r in self.catalog.by_id(m.id)):
                 fill["id"] = notes.new_id()  # new by hand, or a copy of another memory
             if fill:
-                tx.edit(m, fill)
+                try:
+                    tx.edit(m, fill)
+                except BrokenFile as e:  # readable, but not writable back safely (duplicate keys...)
+                    problems.append(Problem("broken", rel, str(e), repairable=False))
+                    self.catalog.delete(rel)
+                    continue
             tx.paths.add(rel)
             tx.folders.add(m.folder)
             if not fill and rel not in dirty and not old_path:
@@ -934,6 +939,9 @@ class Vault:
             raise BadInput(f"{where}the memory text is empty; give the text to remember")
         if "\0" in text:
             raise BadInput(f"{where}the memory text contains a NUL byte; memories are plain text")
+        if len(text.encode("utf-8")) > notes.MAX_BYTES:
+            raise BadInput(f"{where}the text is larger than {notes.MAX_BYTES // 1_000_000} MB; a memory is a note: "
+                           f"save a summary and keep the file elsewhere")
         secret = find_secret(f"{item.get('title') or ''}\n{text}")
         if secret:
             raise SecretRefused(f"{where}the text contains what looks like {secret}; memories are committed to "
@@ -1008,7 +1016,7 @@ def _check_date(value, where: str = "") -> str:
 
 def _text_or_none(file: Path) -> str | None:
     try:
-        return file.read_text(encoding="utf-8")
+        return notes.read_exact(file)
     except (OSError, UnicodeDecodeError):
         return None
 
