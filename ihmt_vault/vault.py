@@ -317,7 +317,7 @@ class Vault:
         from .search import IndexUnavailable
         try:
             self.index.apply(docs, gone, {"generation": generation})
-        except IndexUnavailable:
+        except (IndexUnavailable, OSError):  # lost or damaged under us (a cache): start over
             self._rebuild_index(generation)
 
     def _bump_generation(self) -> str:
@@ -536,7 +536,7 @@ class Vault:
                    as_of=day)
         try:
             return self.index.search(query, **ask)
-        except IndexUnavailable:
+        except (IndexUnavailable, OSError):
             with self.lock.held():
                 self._rebuild_caches()
             return self.index.search(query, **ask)
