@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import math
 import statistics
 import sys
 import tempfile
@@ -93,23 +95,41 @@ def build_docs(mems, layout: str, prefix: str):
 
 
 class Flat:
-    """The baseline: plain Whoosh BM25F over the turn texts, default analyzer, OR query."""
+    """The baseline: a plain flat BM25 scan (Okapi BM25, k1=1.5, b=0.75, Robertson idf — what
+    rank_bm25's BM25Okapi computes) over every turn's text, lower-cased words, no stemming, no stop
+    words. It is stronger on this split than Whoosh's default BM25F (0.54 vs 0.41 recall@10, conv
+    scope), whose idf never falls below 1, so it is the one to beat."""
+
+    K1, B = 1.5, 0.75
 
     def __init__(self, mems, tmp: Path):
-        from whoosh import index
-        from whoosh.fields import ID, TEXT, Schema
-        tmp.mkdir(parents=True, exist_ok=True)
-        self.ix = index.create_in(str(tmp), Schema(id=ID(stored=True), text=TEXT()))
-        w = self.ix.writer()
-        for m in mems:
-            w.add_document(id=m["id"], text=memory_text(m))
-        w.commit()
-        from whoosh.qparser import OrGroup, QueryParser
-        self.qp = QueryParser("text", self.ix.schema, group=OrGroup)
-        self.s = self.ix.searcher()
+        import collections
+        self.ids = [m["id"] for m in mems]
+        docs = [self.tokens(memory_text(m)) for m in mems]
+        self.tf = [collections.Counter(d) for d in docs]
+        self.len = [len(d) for d in docs]
+        self.avg = sum(self.len) / max(1, len(docs))
+        df = collections.Counter(w for d in docs for w in set(d))
+        n = len(docs)
+        self.idf = {w: math.log(1 + (n - c + 0.5) / (c + 0.5)) for w, c in df.items()}
+        self.postings = collections.defaultdict(list)
+        for i, tf in enumerate(self.tf):
+            for w in tf:
+                self.postings[w].append(i)
+
+    @staticmethod
+    def tokens(text: str) -> list[str]:
+        return re.findall(r"\w+", text.lower())
 
     def search(self, q):
-        return [h["id"] for h in self.s.search(self.qp.parse(q), limit=K)], None, 0
+        scores: dict[int, float] = {}
+        for w in self.tokens(q):
+            for i in self.postings.get(w, ()):
+                f = self.tf[i][w]
+                norm = f + self.K1 * (1 - self.B + self.B * self.len[i] / self.avg)
+                scores[i] = scores.get(i, 0.0) + self.idf[w] * f * (self.K1 + 1) / norm
+        best = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:K]
+        return [self.ids[i] for i, _ in best], None, 0
 
 
 class Direct:
