@@ -52,8 +52,14 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
 
     def on_config(self, config):
         v = self.vault_object
-        if v is None:
-            v = self._opened = site.open_for_site(self._vault_root(config), self.config.title)
+        if v is None:   # mkdocs keeps this instance across `serve` rebuilds: one open vault, refreshed
+            root = self._vault_root(config)
+            if self._opened is not None and self._opened.root == root:
+                self._opened.refresh(force=True)
+            else:
+                self.on_shutdown()
+                self._opened = site.open_for_site(root, self.config.title)
+            v = self._opened
         skip = (*self.skip, Path(config.site_dir))
         self.source = site.prepare(v, with_archive=self.config.with_archive, skip=skip)
         self.broken = []
@@ -76,7 +82,7 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
 
     def on_serve(self, server, config, builder):
         """Rebuild when memories change in the vault itself, not only in the staging folder."""
-        root = self.source.vault
+        root = self._vault_root(config)      # the folder named in the config (the sample: vault/, not its copy)
         for entry in os.scandir(root):
             if entry.is_dir() and not entry.name.startswith("."):
                 server.watch(entry.path)

@@ -388,13 +388,14 @@ a.ihmt-badge, .ihmt-outdated { background: #c62828; color: #fff !important; }
 
 
 # --- staging -------------------------------------------------------------------------------------
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _FRONT = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 
 
 def _summary_title(file: Path) -> str | None:
     try:
         m = _FRONT.match(file.read_text(encoding="utf-8"))
-        meta = yaml.safe_load(m.group(1) or "") if m else None
+        meta = yaml.load(m.group(1) or "", Loader=_YAML_LOADER) if m else None
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
     return str(meta["title"]) if isinstance(meta, dict) and meta.get("title") else None

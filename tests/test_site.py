@@ -278,8 +278,16 @@ class Chromium:
                 return answer["result"]
 
     def js(self, expression: str):
-        r = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True}, self.session)
-        return r["result"].get("value")
+        """Evaluate in the page; retried while a navigation swaps the page out from under it."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                r = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True}, self.session)
+                return r["result"].get("value")
+            except RuntimeError as e:
+                if "navigated or closed" not in str(e) and "context" not in str(e) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def wait_for(self, url_part: str) -> None:
         deadline = time.monotonic() + self.timeout
@@ -301,8 +309,8 @@ class Chromium:
     def click_nav(self, label: str) -> str:
         links = self.nav_links()
         assert label in links, f"{label!r} not in the navigation: {sorted(links)}"
-        self.js(f"[...document.querySelectorAll('nav.md-nav--primary a.md-nav__link')]"
-                f".find(a => a.textContent.trim() === {json.dumps(label)}).click()")
+        self.js(f"setTimeout(() => [...document.querySelectorAll('nav.md-nav--primary a.md-nav__link')]"
+                f".find(a => a.textContent.trim() === {json.dumps(label)}).click(), 0)")
         self.wait_for(links[label])
         return links[label]
 
@@ -361,7 +369,7 @@ def test_a_browser_follows_the_navigation_to_an_outdated_memory(served, tmp_path
         shot.parent.mkdir(parents=True, exist_ok=True)
         browser.screenshot(shot)
         assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
-        browser.js("document.querySelector('article a.ihmt-outdated').click()")          # the badge leads on
+        browser.js("setTimeout(() => document.querySelector('article a.ihmt-outdated').click(), 0)")  # it leads on
         browser.wait_for("/staging-runs-postgresql-17/")
         assert browser.js("document.querySelector('article h1').firstChild.textContent.trim()") == "Staging runs PostgreSQL 17"
     finally:
