@@ -6,6 +6,11 @@ The vault is made with `Vault.init` + `save_many` (bench/synth.py), plus one mem
 others by wikilink ([[Title]] and [[file-name|alias]]) so link resolution is measured too. Timed: the
 first build (staging folder written from scratch), a second build (staging unchanged), and the CPU
 time and peak memory of the process.
+
+Measured 2026-11-30 on the 2-core dev machine (busy: load average 3-6), mkdocs 1.6.1, Material 9.8.2:
+5,000 memories, 681 sections -> first build 28.3 s wall / 24.0 s CPU, second build 24.3 s / 24.0 s,
+266 MB of HTML, peak RSS 169 MB, no warnings, no broken links. About 80% of it is Material's
+templates (the navigation, even pruned); preparing the staging folder is about 1 ms per memory.
 """
 from __future__ import annotations
 
