@@ -43,7 +43,7 @@ INSTALL_HINT = "pip install 'ihmt-vault[site]'"
 CSS = "_ihmt/site.css"
 TIMELINE, CHANGES = "timeline.md", "recent-changes.md"
 ASSET_EXTS = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".avif", ".bmp", ".ico", ".pdf",
-              ".mp3", ".mp4", ".webm", ".ogg", ".wav", ".csv", ".txt"}
+              ".mp3", ".mp4", ".webm", ".ogg", ".wav", ".csv", ".txt", ".css", ".js"}
 ROOT_DOCS = {"readme.md", "claude.md", "agents.md", "license.md", "changelog.md"}  # vault docs, not memories
 CHANGES_SHOWN = 100
 
@@ -111,10 +111,10 @@ def _key(text: str) -> str:
 class Links:
     """Finds what a wikilink names: a path, an id, a file name, a title or an alias (in that order)."""
 
-    def __init__(self, entries: list[Entry], folders: set[str], assets: set[str]):
+    def __init__(self, entries: list[Entry], folders: dict[str, str], assets: set[str]):
         self.entries = {e.path: e for e in entries}
         self.by_id = {e.id: e for e in entries if e.id}
-        self.folders = folders          # published folders (each has an index.md page)
+        self.folders = folders          # published folders (each has an index.md page) -> their titles
         self.assets = assets
         self._names: dict[str, dict[str, list[Entry]]] = {"stem": defaultdict(list), "title": defaultdict(list),
                                                            "alias": defaultdict(list)}
@@ -144,7 +144,7 @@ class Links:
                 return self.entries[f"{p}.md"]
             if p in self.assets:
                 return p
-            if p in self.folders or (p == "." and not base):
+            if (p in self.folders and p) or (p == "." and not base):
                 return "index.md" if p == "." else f"{p}/index.md"
         if t in self.by_id:
             return self.by_id[t]
@@ -254,7 +254,7 @@ def rewrite_links(markdown: str, here: str, links: Links, slugify=None) -> tuple
             return _broken(label or inner, target.strip())
         if isinstance(found, str):       # a folder's summary, or an embedded/linked asset
             if found.endswith("index.md"):
-                title = tree.humanize(posixpath.basename(posixpath.dirname(found))) or "Home"
+                title = links.folders.get(posixpath.dirname(found), "Home")
                 return f"[{md_text(label or title)}]({href(found, here)}{anchor})"
             return f"{'!' if embed else ''}[{md_text(label or posixpath.basename(found))}]({href(found, here)})"
         if found.hidden:
@@ -503,8 +503,7 @@ def prepare(v: Vault, docs: Path | None = None, with_archive: bool = False, skip
     assets = _assets(v.root, with_archive, {Path(s).resolve() for s in skip})
     for rel, file in assets.items():
         files.setdefault(rel, file)
-    folders = {p.rpartition("/")[0] for p in summaries if p != tree.INDEX}
-    links = Links(entries, folders, set(assets))
+    links = Links(entries, titles, set(assets))
     top = {p.split("/")[0] for p in files}
     generated = []
     for name, render in ((TIMELINE, timeline_page), (CHANGES, changes_page)):

@@ -232,6 +232,47 @@ def test_the_root_mkdocs_yml_builds_the_sample_without_touching_it(tmp_path):
     assert {p: p.read_bytes() for p in (ROOT / "vault").rglob("*") if p.is_file()} == before
 
 
+def test_serve_rebuilds_when_a_memory_is_edited(vault):
+    import signal
+    import socket
+    import sys
+    import urllib.request
+    m = vault.save("The kettle is in the second drawer.", title="Where the kettle is", topic="home")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "ihmt_vault.cli", "site", "serve", "--vault", str(vault.root),
+                             "--addr", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}/{m.path[:-3]}/"
+
+    def page_text(until: str, seconds: float = 60) -> str:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                text = urllib.request.urlopen(url, timeout=5).read().decode()
+                if until in text:
+                    return text
+            except OSError:
+                pass
+            assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+            time.sleep(0.2)
+        raise AssertionError(f"{until!r} never appeared at {url}")
+
+    try:
+        page_text("second drawer")
+        file = vault.root / m.path
+        file.write_text(file.read_text().replace("second drawer", "third drawer"))
+        page_text("third drawer")                       # live reload picked up the edit in the vault
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
+
+
 # --- the browser ---------------------------------------------------------------------------------
 class Chromium:
     """Headless Chromium driven over the DevTools protocol on a pipe (`--remote-debugging-pipe`): no
