@@ -44,7 +44,6 @@ CSS = "_ihmt/site.css"
 TIMELINE, CHANGES = "timeline.md", "recent-changes.md"
 ASSET_EXTS = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".avif", ".bmp", ".ico", ".pdf",
               ".mp3", ".mp4", ".webm", ".ogg", ".wav", ".csv", ".txt", ".css", ".js"}
-ROOT_DOCS = {"readme.md", "claude.md", "agents.md", "license.md", "changelog.md"}  # vault docs, not memories
 CHANGES_SHOWN = 100
 
 # The configuration every vault's site gets (and the root mkdocs.yml repeats for the sample vault).
@@ -52,8 +51,6 @@ THEME = {"name": "material", "font": False,   # system fonts: no request to Goog
          "features": ["navigation.indexes", "navigation.prune", "navigation.top", "search.highlight",
                       "search.suggest", "toc.follow"]}
 MARKDOWN_EXTENSIONS = ["attr_list", "md_in_html", "tables", {"toc": {"permalink": True}}]
-
-log = logging.getLogger("mkdocs.plugins.ihmt")
 
 
 class SiteUnavailable(VaultError):
@@ -148,8 +145,8 @@ class Links:
                 return "index.md" if p == "." else f"{p}/index.md"
         if t in self.by_id:
             return self.by_id[t]
-        name = _key(t.rpartition("/")[2] if "/" in t else t)
-        for kind in ("stem", "title", "alias"):
+        full, last = _key(t), _key(t.rpartition("/")[2])     # a title may hold a '/'; a file name cannot
+        for kind, name in (("stem", last), ("title", full), ("alias", full)):
             found = self._names[kind].get(name)
             if found:
                 # Like Obsidian: the one nearest the page (same folder, then the shortest path).

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import functools
-import html.parser
 import json
 import os
 import select
@@ -230,6 +229,15 @@ def test_the_root_mkdocs_yml_builds_the_sample_without_touching_it(tmp_path):
     assert "OUTDATED" in article(page(tmp_path / "showcase", PG15))
     assert not page(tmp_path / "showcase", PRIVATE).exists()
     assert {p: p.read_bytes() for p in (ROOT / "vault").rglob("*") if p.is_file()} == before
+
+
+def test_the_showcase_and_generated_configurations_agree():
+    import yaml
+
+    from ihmt_vault import site
+    showcase = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    assert showcase["theme"] == site.THEME and showcase["markdown_extensions"] == site.MARKDOWN_EXTENSIONS
+    assert showcase["plugins"][0] == "search" and "ihmt" in showcase["plugins"][1]
 
 
 def test_serve_rebuilds_when_a_memory_is_edited(vault):
