@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from typing import Callable
 
 from . import gitlog, notes, tree
@@ -34,6 +35,7 @@ class Transaction:
         self.commit: str | None = None
         self._journal = journal
         self._placer: tree.Placer | None = None
+        self.known: dict[str, tuple[Memory, list[str]]] = {}   # files this operation wrote, parsed
 
     def _record(self, rel: str) -> None:
         if self._journal:
@@ -48,6 +50,7 @@ class Transaction:
 
     def write(self, rel: str, text: str) -> None:
         self._record(rel)
+        self.known.pop(rel, None)  # rewritten: parse it again when needed
         notes.write_atomic(self.v._abs(rel), text)
         if self.v._is_memory_path(rel):
             self.folders.add(rel.rpartition("/")[0])
@@ -65,6 +68,9 @@ class Transaction:
         self.v._abs(dest).parent.mkdir(parents=True, exist_ok=True)
         os.replace(self.v._abs(rel), self.v._abs(dest))
         self.folders.update({rel.rpartition("/")[0], folder})
+        if rel in self.known:
+            m, kws = self.known.pop(rel)
+            self.known[dest] = (replace(m, path=dest), kws)
         return dest
 
     def edit(self, m: Memory, changes: dict, remove: tuple[str, ...] = ()) -> None:
@@ -105,6 +111,7 @@ class Transaction:
             text = notes.compose(fields, item["text"])
             self.write(rel, text)
             created.append(notes.parse(text, rel))
+            self.known[rel] = (created[-1], kws)
             if progress:
                 progress(n + 1, len(items))
         return created
@@ -133,7 +140,10 @@ class Transaction:
         rows = []
         for name in sorted(os.listdir(self.v._abs(folder))):
             rel = f"{folder}/{name}"
-            if self.v._is_memory_path(rel) and self.v._abs(rel).is_file():
+            if rel in self.known:
+                m, kws = self.known[rel]
+                rows.append({"path": rel, "id": m.id, "keywords": kws})
+            elif self.v._is_memory_path(rel) and self.v._abs(rel).is_file():
                 try:
                     m = self.v._read(rel)
                 except VaultError:
@@ -149,7 +159,7 @@ class Transaction:
             return
         memory_paths = [p for p in self.paths if v._is_memory_path(p)]
         catalogued = v._recatalog([p for p in memory_paths if v._abs(p).exists()],
-                                  [p for p in memory_paths if not v._abs(p).exists()])
+                                  [p for p in memory_paths if not v._abs(p).exists()], self.known)
         for folder in sorted({f for fo in self.folders for f in tree.parents(fo)}, key=lambda f: (-tree.depth(f), f)):
             self._regenerate(folder)
         trailers = [(k, val) for k, val in self.trailers if k != "Agent"] + [("Agent", self.agent)]

@@ -236,16 +236,17 @@ class Vault:
         except IsADirectoryError:
             raise BadInput(f"{rel}: is a folder; give a memory file or use 'ihmt tree'") from None
 
-    def _catalog_file(self, rel: str) -> Memory | None:
-        """Parse a file and put it in the catalog; a broken file is left out (doctor reports it)."""
+    def _catalog_file(self, rel: str, known: tuple[Memory, list[str]] | None = None) -> Memory | None:
+        """Parse a file (unless this operation just wrote it: `known`) and put it in the catalog; a
+        broken file is left out (doctor reports it)."""
         try:
-            m = self._read(rel)
+            m = known[0] if known else self._read(rel)
             st = self._abs(rel).stat()
-        except (BrokenFile, NotFound):
+        except (BrokenFile, NotFound, FileNotFoundError):
             self.catalog.delete(rel)
             return None
-        self.catalog.upsert(m, notes.first_line(m.body), tree.keywords(m.title, m.body, m.tags), st.st_mtime_ns,
-                            st.st_size, facts_of(m))
+        kws = known[1] if known else tree.keywords(m.title, m.body, m.tags)
+        self.catalog.upsert(m, notes.first_line(m.body), kws, st.st_mtime_ns, st.st_size, facts_of(m))
         return m
 
     # -- freshness --------------------------------------------------------------------------------
@@ -282,7 +283,8 @@ class Vault:
     def _update_caches(self, changed: Iterable[str], deleted: Iterable[str], summaries: set[str]) -> None:
         self._reindex(*self._recatalog(changed, deleted), summaries)
 
-    def _recatalog(self, changed: Iterable[str], deleted: Iterable[str]) -> tuple[list, list[str], str | None, str]:
+    def _recatalog(self, changed: Iterable[str], deleted: Iterable[str], known: dict | None = None
+                   ) -> tuple[list, list[str], str | None, str]:
         """Update the catalog for these files: (docs to index, keys to drop, generation before, after)."""
         docs, gone = [], []
         before = self.catalog.meta("generation")
@@ -294,7 +296,7 @@ class Vault:
                     gone.append(row.id or f"path:{rel}")
             for rel in changed:
                 old = self.catalog.by_path(rel)
-                m = self._catalog_file(rel)
+                m = self._catalog_file(rel, (known or {}).get(rel))
                 if old and (m is None or (old.id or f"path:{rel}") != (m.id or f"path:{rel}")):
                     gone.append(old.id or f"path:{rel}")
                 if m:
