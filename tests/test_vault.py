@@ -209,3 +209,14 @@ def test_stats_counts_by_status_and_type(vault):
     b = vault.save("New.", topic="t", type="fact", supersedes=[a.id])
     s = vault.stats()
     assert (s["memories"], s["status"], s["types"]) == (2, {"active": 1, "outdated": 1}, {"fact": 2})
+
+
+def test_a_file_changed_outside_the_tool_is_noticed_by_search(vault):
+    m = vault.save("The build server is called jenkins-01.", topic="work/ci")
+    file = vault.root / m.path
+    file.write_text(file.read_text().replace("jenkins-01", "buildkite-7"))    # by hand, not committed
+    with Vault.open(vault.root) as other:                                      # another process
+        assert other.search("buildkite").hits[0].id == m.id
+    vault.refresh(force=True)                                                  # this one, after refresh_interval
+    assert vault.search("buildkite").hits[0].id == m.id
+    assert vault.search("jenkins").status == "not_found"
