@@ -29,7 +29,11 @@ _STOP = (frozenset(stopwords_for_language("en")) | frozenset(stopwords_for_langu
          | {"also", "would", "like", "get", "got", "one", "two", "use", "used", "uses", "using", "new",
             "really", "yes", "just", "lot", "much", "thing", "things", "know", "think", "make", "made",
             "well", "still", "even", "way", "want", "going", "good", "great", "thanks", "hey", "oh",
-            "wow", "that's", "it's", "i'm", "you're", "can't", "don't", "it", "i", "s", "t"})
+            "wow", "that's", "it's", "i'm", "you're", "can't", "don't", "it", "i", "s", "t", "must", "should",
+            "could", "might", "shall", "will", "can", "may", "already", "around", "maybe", "pretty", "quite",
+            "always", "never", "sometimes", "often", "every", "something", "anything", "everything", "nothing",
+            "see", "look", "let", "tell", "said", "say", "feel", "felt", "take", "took", "come", "came", "went",
+            "sure", "right", "awesome", "amazing", "cool", "nice", "glad", "love", "totally", "definitely"})
 _WORD = re.compile(r"[^\W\d_][\w'-]*|\d+[a-z]\w*", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
 
@@ -129,7 +133,9 @@ def plan_split(rows: list, existing: set[str], branch_factor: int, min_group: in
     if len(rows) <= branch_factor:
         return {}
     limit = max(2, int(len(rows) * 0.6))
-    remaining = {r["path"]: set(r["keywords"][:6]) for r in rows}
+    folder = rows[0]["path"].rpartition("/")[0]
+    own = {w for part in folder.split("/") for w in tokens(part.replace("-", " "))}  # "must" inside "must/"
+    remaining = {r["path"]: set(r["keywords"][:6]) - own for r in rows}
     groups: dict[str, list[str]] = {}
     while len(remaining) > branch_factor // 2 and len(groups) < branch_factor // 2:
         counts = Counter(w for ws in remaining.values() for w in ws)
