@@ -28,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from ihmt_vault.notes import shorten  # noqa: E402
 from ihmt_vault.search import Doc, SearchIndex, NOT_FOUND, AMBIGUOUS  # noqa: E402
 
 DEFAULT_DATA = Path("/work/shared/data/locomo-dev")
@@ -39,16 +40,6 @@ def load(data: Path):
     mems = [json.loads(x) for x in (data / "memories.jsonl").read_text().splitlines() if x.strip()]
     qs = [json.loads(x) for x in (data / "queries.jsonl").read_text().splitlines() if x.strip()]
     return mems, [q for q in qs if q["category"] in CATS]
-
-
-def _title(text: str, limit: int = 80) -> str:
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    if " " in cut[limit // 2:]:
-        cut = cut[: cut.rindex(" ")]
-    return cut.rstrip(",.;:") + "…"
 
 
 def memory_text(m) -> str:
@@ -65,7 +56,7 @@ def build_docs(mems, layout: str, prefix: str):
         else:
             folder = prefix.strip("/")
         text = memory_text(m)
-        title = _title(text)
+        title = shorten(text, 80)
         date = m["date"][:10]
         by_folder[folder].append((date, title, text))
         docs.append(Doc(key=m["id"], kind="memory", path=f"{folder}/{m['id']}.md".lstrip("/"), folder=folder,
