@@ -425,7 +425,7 @@ class Vault:
             return rel
         self.refresh()
         rows = self.catalog.by_id(ref)
-        if not rows and self._journal.exists() is False and not self.catalog.count():
+        if not rows or not self._abs(rows[0].path).is_file():  # new or moved by hand a moment ago
             self.refresh(force=True)
             rows = self.catalog.by_id(ref)
         if len(rows) > 1:
