@@ -14,7 +14,7 @@ from pathlib import Path
 from .notes import Memory
 from .timeline import Fact, slot
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 _COLUMNS = ("path", "id", "folder", "title", "type", "status", "date", "created", "pinned", "tags",
             "supersedes", "superseded_by", "source", "first_line", "keywords", "mtime_ns", "size")
 _JSON = {"tags", "supersedes", "superseded_by", "keywords"}
@@ -36,7 +36,7 @@ class Catalog:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:
             self.db.executescript("DROP TABLE IF EXISTS memories; DROP TABLE IF EXISTS meta; "
-                                  "DROP TABLE IF EXISTS facts;")
+                                  "DROP TABLE IF EXISTS facts; DROP TABLE IF EXISTS dirs;")
         self.db.executescript(f"""
             CREATE TABLE IF NOT EXISTS memories (
                 path TEXT PRIMARY KEY, id TEXT, folder TEXT, title TEXT, type TEXT, status TEXT,
@@ -50,6 +50,7 @@ class Catalog:
                 path TEXT, subject TEXT, attribute TEXT, value TEXT, slot_subject TEXT, slot_attribute TEXT,
                 slot_thing TEXT);
             CREATE INDEX IF NOT EXISTS facts_path ON facts(path);
+            CREATE TABLE IF NOT EXISTS dirs (path TEXT PRIMARY KEY, mtime_ns INTEGER);
             CREATE INDEX IF NOT EXISTS facts_slot ON facts(slot_subject, slot_attribute, slot_thing);
             PRAGMA user_version = {SCHEMA_VERSION};
         """)
@@ -82,6 +83,29 @@ class Catalog:
     def clear(self):
         self.db.execute("DELETE FROM memories")
         self.db.execute("DELETE FROM facts")
+
+    def dirs(self) -> dict[str, int]:
+        """Every folder's modification time when the catalog last looked at it ({} = never)."""
+        return dict(self.db.execute("SELECT path, mtime_ns FROM dirs"))
+
+    def set_dirs(self, stamps: dict[str, int], replace_all: bool = False) -> None:
+        if replace_all:
+            self.db.execute("DELETE FROM dirs")
+        self.db.executemany("INSERT OR REPLACE INTO dirs VALUES (?, ?)", stamps.items())
+
+    def drop_dirs(self, paths) -> None:
+        self.db.executemany("DELETE FROM dirs WHERE path = ?", [(p,) for p in paths])
+
+    def stamp(self, path: str) -> tuple[int, int] | None:
+        row = self.db.execute("SELECT mtime_ns, size FROM memories WHERE path = ?", (path,)).fetchone()
+        return tuple(row) if row else None
+
+    def in_folders(self, folders) -> list[str]:
+        """Paths of the memories directly in these folders."""
+        out = []
+        for f in folders:
+            out += [p for (p,) in self.db.execute("SELECT path FROM memories WHERE folder = ?", (f,))]
+        return out
 
     def facts(self, where: str = "", args: tuple = ()) -> list[tuple]:
         """(Fact, day, memory id, title, status) for every recorded fact matching `where`."""

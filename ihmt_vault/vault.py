@@ -179,8 +179,9 @@ class Vault:
             return False
         return not (len(parts) == 1 and parts[0].lower() in ROOT_DOCS)
 
-    def _scan(self, scope: list[str] | None = None) -> dict[str, tuple[int, int]]:
-        """Every memory file on disk (or in `scope`: files and folders) with its (mtime_ns, size)."""
+    def _scan(self, scope: list[str] | None = None, dirs: dict[str, int] | None = None) -> dict[str, tuple[int, int]]:
+        """Every memory file on disk (or in `scope`: files and folders) with its (mtime_ns, size);
+        the folders walked go into `dirs` with their modification times."""
         found = {}
         stack = [("", self.root)]
         if scope is not None:
@@ -195,6 +196,8 @@ class Vault:
         while stack:
             prefix, folder = stack.pop()
             try:
+                if dirs is not None:
+                    dirs[prefix.rstrip("/")] = os.stat(folder).st_mtime_ns
                 entries = list(os.scandir(folder))
             except OSError:
                 continue
@@ -269,16 +272,75 @@ class Vault:
         self._seen_head = head
 
     def _sync_caches(self) -> None:
-        on_disk = self._scan()
-        known = self.catalog.stamps()
-        changed = [p for p, st in on_disk.items() if known.get(p) != st]
-        deleted = [p for p in known if p not in on_disk]
         state = self.index.state()
-        generation = self.catalog.meta("generation")
-        if state is None or state.get("generation") != generation:
-            self._rebuild_caches()
-        elif changed or deleted:
+        if state is None or state.get("generation") != self.catalog.meta("generation"):
+            self._rebuild_caches()  # the index is missing, damaged or behind: start over
+            return
+        look = self._maybe_changed()
+        if look is None:  # no record of the folders yet: look at everything once
+            dirs: dict[str, int] = {}
+            on_disk = self._scan(dirs=dirs)
+            known = self.catalog.stamps()
+            changed = [p for p, st in on_disk.items() if known.get(p) != st]
+            deleted = [p for p in known if p not in on_disk]
+            look = (set(), dirs, [])
+            replace_all = True
+        else:
+            candidates, replace_all = look[0], False
+            changed, deleted = [], []
+            for rel in sorted(candidates):
+                file = self._abs(rel)
+                try:
+                    st = file.lstat()
+                except OSError:
+                    if self.catalog.stamp(rel) is not None:
+                        deleted.append(rel)
+                    continue
+                if self._is_memory_path(rel) and (st.st_mtime_ns, st.st_size) != self.catalog.stamp(rel):
+                    changed.append(rel)
+        if changed or deleted:
             self._update_caches(changed, deleted, set())
+        _, dirs, gone = look
+        with self.catalog.transaction():  # only now: a crash before this looks at those folders again
+            self.catalog.set_dirs(dirs, replace_all=replace_all)
+            self.catalog.drop_dirs(gone)
+
+    def _maybe_changed(self) -> tuple[set[str], dict[str, int], list[str]] | None:
+        """Paths that may differ from the catalog, found cheaply: files git sees edited in place, and
+        the entries of every folder whose modification time moved (a file was added, removed or
+        renamed there — which is also how editors' atomic saves and git checkouts show). None when
+        the folders were never recorded. Returns (paths, folder times to record, folders gone)."""
+        dirs = self.catalog.dirs()
+        if not dirs:
+            return None
+        candidates = set(self.repo.modified())
+        moved, gone = {}, []
+        for d, mtime in dirs.items():
+            try:
+                now = os.stat(self._abs(d) if d else self.root).st_mtime_ns
+            except OSError:
+                gone.append(d)
+                continue
+            if now != mtime:
+                moved[d] = now
+        if not moved and not gone:
+            return candidates, {}, []
+        candidates.update(self.catalog.in_folders(list(moved) + gone))
+        fresh: dict[str, int] = {}
+        for d in moved:
+            for e in os.scandir(self._abs(d) if d else self.root):
+                rel = f"{d}/{e.name}" if d else e.name
+                if e.name.startswith("."):
+                    continue
+                if e.is_dir(follow_symlinks=False):
+                    if rel not in dirs:  # a new folder: everything in it is new
+                        candidates.update(self._scan([rel], dirs=fresh))
+                elif self._is_memory_path(rel):
+                    candidates.add(rel)
+        for d in gone:
+            candidates.update(r.path for r in self.catalog.under(d))
+        gone += [d for d in dirs if any(d.startswith(g + "/") for g in gone)]
+        return candidates, {**moved, **fresh}, gone
 
     def _update_caches(self, changed: Iterable[str], deleted: Iterable[str], summaries: set[str]) -> None:
         self._reindex(*self._recatalog(changed, deleted), summaries)
@@ -330,9 +392,11 @@ class Vault:
 
     def _rebuild_caches(self, progress: Progress | None = None) -> int:
         """Refill the catalog and the search index from the files."""
-        paths = sorted(self._scan())
+        dirs: dict[str, int] = {}
+        paths = sorted(self._scan(dirs=dirs))
         with self.catalog.transaction():
             self.catalog.clear()
+            self.catalog.set_dirs(dirs, replace_all=True)
             for i, rel in enumerate(paths):
                 self._catalog_file(rel)
                 if progress:
