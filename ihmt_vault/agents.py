@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from .errors import BadInput
+from .vault import expand
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -165,7 +166,7 @@ def ihmt_executable() -> str:
 def server_command(vault: Path | None, executable: str | None = None) -> tuple[str, list[str]]:
     args = ["mcp"]
     if vault is not None:
-        args += ["--vault", str(Path(vault).expanduser().resolve())]
+        args += ["--vault", str(expand(vault).resolve())]
     return executable or ihmt_executable(), args
 
 
@@ -323,7 +324,7 @@ def _is_our_hook(group) -> bool:
 
 
 def hook_command(command: str, vault: Path | None) -> str:
-    args = ["brief"] + (["--vault", str(Path(vault).expanduser().resolve())] if vault is not None else [])
+    args = ["brief"] + (["--vault", str(expand(vault).resolve())] if vault is not None else [])
     return " ".join(shlex.quote(a) for a in [command, *args])
 
 

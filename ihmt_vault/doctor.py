@@ -74,8 +74,10 @@ def examine(v) -> list:
             actual = None
         if expected != actual:
             problems.append(Problem("stale-summary", rel, "summary is missing or out of date"))
+    broken = {p.path for p in problems if p.kind == "broken"}
     for rel in uncommitted(v):
-        problems.append(Problem("uncommitted", rel, "changed but not committed"))
+        if rel not in broken:  # a file that cannot be read is never committed by repair
+            problems.append(Problem("uncommitted", rel, "changed but not committed"))
     return problems
 
 

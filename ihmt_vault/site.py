@@ -35,7 +35,7 @@ import yaml
 
 from . import tree
 from .errors import BadInput, VaultError
-from .vault import Vault
+from .vault import Vault, expand
 
 SOURCE_DIR = ".ihmt/cache/site-src"        # generated mkdocs.yml + docs/ (the staging docs folder)
 DEFAULT_OUT = ".ihmt/cache/site"           # where `ihmt site build` writes without --out
@@ -524,7 +524,7 @@ _SAMPLES: dict[tuple[str, str], Path] = {}
 def open_for_site(folder: Path, title: str | None = None) -> Vault:
     """The vault at `folder`; a plain folder of Markdown notes (such as the sample in `vault/`) is copied
     to a temporary folder and made a vault there, the folder itself is never written to."""
-    folder = Path(folder).expanduser().resolve()
+    folder = expand(folder).resolve()
     if (folder / ".ihmt" / "config.toml").exists():
         return Vault.open(folder)
     if not folder.is_dir():
@@ -583,7 +583,7 @@ def write_config(v: Vault, with_archive: bool = False) -> Path:
 
 
 def _check_out(out: Path, root: Path) -> Path:
-    out = out.expanduser().resolve()
+    out = expand(out).resolve()
     if out == root or root.is_relative_to(out):
         raise BadInput(f"--out {out}: would hold the vault itself; give a folder of its own for the site")
     if out.exists() and not out.is_dir():

@@ -166,11 +166,14 @@ class Transaction:
         if self.op and not any(k == "Memory-Op" for k, _ in trailers):
             trailers.insert(0, ("Memory-Op", self.op))
         self.commit = v.repo.commit(sorted(self.paths), gitlog.message(self.subject, trailers))
-        if not self.reindex_all:
-            rewritten = {p.rpartition("/")[0] for p in self.summaries_written}  # unchanged ones stay as indexed
-            v._reindex(*catalogued, rewritten)
-        else:
-            v._rebuild_caches()
+        try:
+            if not self.reindex_all:
+                rewritten = {p.rpartition("/")[0] for p in self.summaries_written}  # unchanged ones stay as indexed
+                v._reindex(*catalogued, rewritten)
+            else:
+                v._rebuild_caches()
+        except Exception:  # the index is a cache: its failure must not fail an operation already committed
+            v.index.invalidate()  # the next search or refresh rebuilds it
         v._journal.unlink(missing_ok=True)
 
     def _regenerate(self, folder: str) -> None:

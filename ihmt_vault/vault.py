@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import struct
 import time
 from collections import Counter
 from contextlib import contextmanager
@@ -50,9 +51,17 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 Progress = Callable[[int, int], None]
 
 
+def expand(path: str | Path) -> Path:
+    """`~` and `~user` expanded where they can be; "~nosuchuser" stays a literal name."""
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        return Path(path)
+
+
 def default_path() -> Path:
     env = os.environ.get("IHMT_VAULT")
-    return Path(env).expanduser() if env else Path.home() / ".ihmt" / "vault"
+    return expand(env) if env else Path.home() / ".ihmt" / "vault"
 
 
 @dataclass
@@ -99,7 +108,7 @@ class Vault:
     @classmethod
     def init(cls, path: str | Path, title: str | None = None) -> "Vault":
         """Create a vault at `path` (idempotent: an existing vault is opened, never clobbered)."""
-        root = Path(path).expanduser()
+        root = expand(path)
         if (root / CONFIG_PATH).exists():
             return cls.open(root)
         if root.exists() and not root.is_dir():
@@ -138,7 +147,7 @@ class Vault:
             if not (root / CONFIG_PATH).exists():
                 return cls.init(root)
         else:
-            root = Path(path).expanduser()
+            root = expand(path)
         if not root.is_dir():
             raise NotAVault(f"{root}: no such folder; create a vault with 'ihmt init {root}'")
         if not (root / CONFIG_PATH).exists():
@@ -500,7 +509,7 @@ class Vault:
 
     def _safe_rel(self, ref: str) -> str | None:
         """`ref` as a vault-relative path if it names one inside the vault, else None."""
-        p = Path(ref).expanduser()
+        p = expand(ref)
         full = (p if p.is_absolute() else self.root / p).resolve()
         try:
             rel = full.relative_to(self.root).as_posix()
@@ -600,12 +609,18 @@ class Vault:
         self.refresh()
         ask = dict(k=k, clue=clue, level=level, under=under, detail=detail, budget_tokens=self.config.search_tokens,
                    as_of=day)
+        damaged = (IndexUnavailable, OSError, ValueError, EOFError, KeyError, struct.error)
+        for attempt in range(3):
+            try:
+                return self.index.search(query, **ask)
+            except damaged:  # the index is a cache: rebuild it from the files and ask again
+                with self.lock.held():
+                    self._rebuild_caches()
         try:
             return self.index.search(query, **ask)
-        except (IndexUnavailable, OSError):
-            with self.lock.held():
-                self._rebuild_caches()
-            return self.index.search(query, **ask)
+        except damaged as e:
+            raise VaultError(f"{self.root / CACHE}: the search index keeps being damaged ({e}); "
+                             f"is another program deleting it? Run 'ihmt rebuild'") from None
 
     # -- writing ----------------------------------------------------------------------------------
     def save(self, text: str, title: str | None = None, topic: str | None = None, date: str | None = None,
@@ -717,11 +732,20 @@ class Vault:
             for i in ids:
                 if self.catalog.by_id(i):
                     raise BadInput(f"id {i} is already in the vault; leave id out to get a new one")
+            for n, item in enumerate(checked):
+                for old in item["supersedes"]:
+                    if old not in ids and not self.catalog.by_id(old):
+                        raise BadInput(f"item {n + 1}: supersedes {old}, which is neither in the vault nor in this import")
             created = tx.create(checked, progress)
+            in_batch = {m.id: m for m in created}
+            for m in created:  # corrections within the import, or of memories already in the vault
+                for old in m.supersedes:
+                    tx.mark_outdated(self._read(in_batch[old].path) if old in in_batch else self.get(old), m.id)
             tx.trailers += [("Memory-Op", "import"), ("Memory-Count", str(len(created)))]
             tx.trailers += [("Memory-Id", m.id) for m in created]
             tx.split_crowded({m.folder for m in created})
-        return created
+        where = {m.id: m.path for m, _ in tx.known.values()}
+        return [m if where.get(m.id) == m.path else self.get(m.id) for m in created]
 
     def mark_outdated(self, old_id: str, new_id: str, source: str | None = None) -> Memory:
         """Flag `old_id` as outdated, superseded by `new_id` (both keep their files). One commit."""

@@ -93,8 +93,14 @@ class Watcher(FileSystemEventHandler):
     def reconcile(self, paths: list[str] | None) -> dict | None:
         try:
             report = self.v.reconcile(paths)
-        except VaultError as e:
-            self.log(f"{time.strftime('%H:%M:%S')} error: {e}")
+        except VaultError as e:  # the vault is busy, say: keep the batch for the next round
+            self.log(f"{time.strftime('%H:%M:%S')} error: {e}; will try again")
+            if paths:
+                with self.cond:
+                    if not self.pending:
+                        self.first = time.monotonic()
+                    self.pending.update(paths)
+                    self.last = time.monotonic()
             return None
         stamp = time.strftime("%H:%M:%S")
         for c in report["changes"]:

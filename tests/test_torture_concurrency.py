@@ -173,7 +173,6 @@ def test_eight_writers_at_once(tmp_path):
           f"watcher lock errors: {len(lock_errors)}")
 
 
-@pytest.mark.xfail(strict=True, reason='library: Watcher.run clears pending before reconcile; a LockTimeout drops the batch for good')
 def test_the_watcher_keeps_a_batch_it_could_not_write_for_the_lock(tmp_path):
     """A hand edit seen while another writer holds the lock past lock_timeout is taken in afterwards."""
     root = tmp_path / "v"

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from whoosh import index as windex
+from whoosh.filedb.filestore import FileStorage
 from whoosh import scoring
 from whoosh.analysis import SpaceSeparatedTokenizer
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
@@ -129,6 +130,12 @@ def _fields(doc) -> dict:
     return f
 
 
+def _storage(path: Path) -> FileStorage:
+    """Plain reads, no mmap: a segment file truncated under an open searcher (another process
+    rebuilding, a person deleting the cache) must be an error we recover from, not a SIGBUS."""
+    return FileStorage(str(path), supports_mmap=False)
+
+
 def _retry(fn, attempts: int = 5, delay: float = 0.02):
     last = None
     for i in range(attempts):
@@ -169,16 +176,44 @@ class SearchIndex:
         try:
             if not windex.exists_in(str(self.dir)):
                 raise IndexUnavailable(f"no search index at {self.dir}")
-            self._ix = _retry(lambda: windex.open_dir(str(self.dir)))
+            self._ix = _retry(lambda: _storage(self.dir).open_index())
         except IndexUnavailable:
             raise
         except Exception as e:  # corrupt TOC, bad pickle, ...
             raise IndexUnavailable(f"search index at {self.dir} is unreadable: {e}") from e
         return self._ix
 
+    def _files(self) -> dict[str, list[int]]:
+        """Size and modification time of every index file: what the last commit left."""
+        out = {}
+        for e in os.scandir(self.dir):
+            if e.name not in (STATE_FILE, "MAIN_WRITELOCK") and not e.name.startswith("."):
+                st = e.stat()
+                out[e.name] = [st.st_size, st.st_mtime_ns]
+        return out
+
+    def _intact(self) -> bool:
+        """Whether the index files are the ones the last commit recorded. A file changed in place
+        (garbled, truncated) would otherwise give wrong answers, not errors. A writer records the
+        files right after its commit, so a mismatch is looked at again a moment later."""
+        for attempt in range(4):
+            data = self._read_state_file()
+            if data is not None and "files" not in data:
+                return True  # an index from before files were recorded
+            try:
+                if data is not None and data.get("files") == self._files():
+                    return True
+            except OSError:
+                pass
+            time.sleep(0.05 * (attempt + 1))
+        return False
+
     def _fresh_searcher(self):
         with self._lock:
             ix = self._open_ix()
+            if not self._intact():
+                self._drop()
+                raise IndexUnavailable(f"search index at {self.dir} was changed outside its writers")
             try:
                 if self._searcher is None:
                     self._searcher = _retry(lambda: ix.searcher(weighting=_weighting()))
@@ -230,11 +265,21 @@ class SearchIndex:
         data = self._read_state_file()
         if data is None or not windex.exists_in(str(self.dir)):
             return None
-        return {k: v for k, v in data.items() if k != "_schema"}
+        return {k: v for k, v in data.items() if k not in ("_schema", "files")}
+
+    def invalidate(self) -> None:
+        """Mark the index as not to be trusted: `state()` is None until the next rebuild."""
+        with self._lock:
+            self._drop()
+            try:
+                (self.dir / STATE_FILE).unlink()
+            except OSError:
+                pass
 
     def _write_state(self, state: dict) -> None:
         data = dict(state or {})
         data["_schema"] = SCHEMA_VERSION
+        data["files"] = self._files()
         tmp = self.dir / f".{STATE_FILE}.{os.getpid()}.tmp"
         tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
         os.replace(tmp, self.dir / STATE_FILE)
@@ -247,7 +292,7 @@ class SearchIndex:
             ix = None
             if self.dir.is_dir() and self._read_state_file() is not None:
                 try:
-                    ix = windex.open_dir(str(self.dir))
+                    ix = _storage(self.dir).open_index()
                     if set(ix.schema.names()) != set(make_schema().names()):
                         ix = None
                 except Exception:
@@ -257,7 +302,7 @@ class SearchIndex:
                     # unreadable or of another schema: start over (keep nothing of it)
                     shutil.rmtree(self.dir, ignore_errors=True)
                 self.dir.mkdir(parents=True, exist_ok=True)
-                ix = windex.create_in(str(self.dir), make_schema())
+                ix = _storage(self.dir).create_index(make_schema())
             n = 0
             w = ix.writer(timeout=10, delay=0.05, limitmb=128)
             try:
