@@ -335,6 +335,7 @@ def timeline_page(v: Vault, links: Links, here: str = TIMELINE) -> str:
 def changes_page(v: Vault, links: Links, here: str = CHANGES, limit: int = CHANGES_SHOWN) -> str:
     """The vault's latest operations from the git log: when, operation, agent, what."""
     private_titles = {_key(e.title) for e in links.entries.values() if e.hidden == "private"}
+    private_ids = {e.id for e in links.entries.values() if e.hidden == "private" and e.id}
     lines = ["---", "title: Recent changes", "---", "# Recent changes", "",
              f"The vault's latest operations (up to {limit}), newest first, from its git log: what changed, "
              "which operation and which agent.", "",
@@ -343,7 +344,7 @@ def changes_page(v: Vault, links: Links, here: str = CHANGES, limit: int = CHANG
         paths = [p for p in c.path.split(", ") if p]
         entries = [links.entries.get(p) for p in paths]
         subject = c.subject
-        if any(e is not None and e.hidden == "private" for e in entries) or \
+        if any(e is not None and e.hidden == "private" for e in entries) or set(c.ids) & private_ids or \
                 _key(subject.partition(": ")[2]) in private_titles:
             subject, entries = "a private memory", []
         what = md_text(subject)

@@ -24,7 +24,7 @@ import struct
 import time
 from collections import Counter
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -88,6 +88,7 @@ class Change:
     subject: str
     path: str = ""
     diff: str | None = None
+    ids: list[str] = field(default_factory=list)   # the memories it touched (Memory-Id trailers)
 
     def to_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if v is not None}
@@ -547,8 +548,8 @@ class Vault:
 
     def changes(self, limit: int = 50) -> list[Change]:
         """The vault's most recent operations, newest first, from the git log."""
-        return [Change(c.sha, c.date, c.op, c.agent, c.subject, ", ".join(c.paths[:3]))
-                for c in self.repo.log(max_count=limit)]
+        return [Change(c.sha, c.date, c.op, c.agent, c.subject, ", ".join(c.paths[:3]),
+                       ids=c.trailers.get("Memory-Id", [])) for c in self.repo.log(max_count=limit)]
 
     def tree(self, depth: int = 2) -> dict:
         """The topic tree down to `depth` levels: folders with counts, memories as title lines."""
