@@ -50,7 +50,7 @@ def run_demo(target: Path | None, as_json: bool = False) -> dict:
 
     say(f"1. A new vault at {target}, filled with the sample memories (one commit).")
     _copy_sample(target)
-    with Vault.init(target, title="Ana's memory") as v:
+    with Vault.init(target, title="Ana's memory", own_repo=True) as v:  # never inside the repo it is run from
         stats = v.stats()
         log["memories"] = stats["memories"]
         say(f"   {stats['memories']} memories in {stats['topics']} folders; every folder got an index.md summary.")

@@ -107,8 +107,12 @@ class Vault:
         self._seen_head = ""   # HEAD at the last refresh: another process's commit triggers a new one
 
     @classmethod
-    def init(cls, path: str | Path, title: str | None = None) -> "Vault":
-        """Create a vault at `path` (idempotent: an existing vault is opened, never clobbered)."""
+    def init(cls, path: str | Path, title: str | None = None, own_repo: bool = False) -> "Vault":
+        """Create a vault at `path` (idempotent: an existing vault is opened, never clobbered).
+
+        Inside an existing git work tree the vault is a folder of that repository, unless
+        `own_repo`: then it gets a repository of its own (the demo does, wherever it is run).
+        """
         root = expand(path)
         if (root / CONFIG_PATH).exists():
             return cls.open(root)
@@ -116,7 +120,7 @@ class Vault:
             raise BadInput(f"{root}: exists and is not a folder; choose another path")
         root.mkdir(parents=True, exist_ok=True)
         root = root.resolve()
-        if gitlog.work_tree_of(root) is None:
+        if own_repo or gitlog.work_tree_of(root) is None:
             gitlog.init_repo(root)
         config = Config(title=title) if title else Config()
         written = []

@@ -88,3 +88,14 @@ def test_demo_runs_end_to_end(tmp_path):
                         "init: Ana's memory"]
     r = ihmt("demo", "--dir", str(tmp_path / "demo"))
     assert r.returncode == 2 and "exists and is not empty" in r.stderr
+
+
+def test_demo_run_inside_a_git_checkout_gets_its_own_repository(tmp_path):
+    from conftest import git
+    git(tmp_path, "init", "-q", "project")
+    r = ihmt("demo", cwd=tmp_path / "project")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "project/demo-vault/.git").is_dir()
+    assert commits(tmp_path / "project/demo-vault")[-1] == "init: Ana's memory"
+    assert subprocess.run(["git", "rev-parse", "-q", "--verify", "HEAD"], cwd=tmp_path / "project",
+                          capture_output=True).returncode != 0   # the project's repository got no commit
