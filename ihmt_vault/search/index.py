@@ -456,8 +456,8 @@ class SearchIndex:
             for c in cand.values():
                 c["date"] = True
         # 3. level-wise descent from `under` (or the root)
-        level_q = _text_query(pq, summaries=True) if tq is not None else dq
-        folder_score, trail_ok, descent_reads = self._descend(s, level_q, scopes, under, cand)
+        level_q = _summary_query(pq) if tq is not None else dq
+        folder_score, trail_ok, descent_reads = self._descend(s, level_q, base, scopes, under, cand)
         reads += descent_reads
         # 4. the clue: candidates matching both question and clue go up, the others down
         if cq is not None:
@@ -521,33 +521,28 @@ class SearchIndex:
             _distinguish(res.candidates, pq)
         return res
 
-    def _descend(self, s, q, scopes, start: str, cand: dict):
-        """Walk the tree from `start`: rank children, keep a beam of folders, go down."""
+    def _descend(self, s, q, memory_q, scopes, start: str, cand: dict):
+        """Walk the tree from `start`: rank the child folders by their summaries, keep a beam, go
+        down; then read the memories of every folder reached with one query. Summaries are few, so
+        each level is cheap; the memories of the path are ranked once, not at every level."""
         sum_scopes = {"mem": "sum", "arc": "arcsum"}
-        kinds = tuple(scopes) + tuple(sum_scopes[x] for x in scopes)
+        kinds = tuple(sum_scopes[x] for x in scopes)
         frontier = [start]
         folder_score: dict[str, float] = {}
         reached: set[str] = {start}
         reads = 0
         for _ in range(MAX_DEPTH):
-            if not frontier:
+            if not frontier or q is None:
                 break
             par = Term("parent", frontier[0]) if len(frontier) == 1 else Or([Term("parent", f) for f in frontier])
-            hits = _run(s, q, [ConstantScoreQuery(par, 0.0)], kinds, LEVEL_LIMIT)
+            # only summaries have summary fields: mask the other kind of summary, require nothing more
+            other = [Term("scope", k) for k in ("sum", "arcsum") if k not in kinds]
+            hits = s.search(And([q, ConstantScoreQuery(par, 0.0)]), limit=LEVEL_LIMIT,
+                            mask=other[0] if other else None)
             reads += hits.scored_length()
-            subs = []
-            for h in hits:
-                if h["kind"] == "summary":
-                    subs.append((float(h.score), h["folder"]))
-                else:
-                    c = cand.get(h.docnum)
-                    if c is None:
-                        cand[h.docnum] = {"bm25": float(h.score), "via": "descent", "date": False, "clue": False}
-                    elif c["via"] == "flat":
-                        c["via"] = "both"
+            subs = sorted(((float(h.score), h["folder"]) for h in hits), reverse=True)
             if not subs:
                 break
-            subs.sort(reverse=True)
             best = subs[0][0] or 1.0
             frontier = []
             for sc, f in subs[:BEAM]:
@@ -556,6 +551,15 @@ class SearchIndex:
                 folder_score[f] = max(folder_score.get(f, 0.0), sc / best)
                 frontier.append(f)
                 reached.add(f)
+        par = Or([Term("parent", f) for f in sorted(reached)]) if len(reached) > 1 else Term("parent", start)
+        hits = _run(s, memory_q, [ConstantScoreQuery(par, 0.0)], scopes, LEVEL_LIMIT * 2)
+        reads += hits.scored_length()
+        for h in hits:
+            c = cand.get(h.docnum)
+            if c is None:
+                cand[h.docnum] = {"bm25": float(h.score), "via": "descent", "date": False, "clue": False}
+            elif c["via"] == "flat":
+                c["via"] = "both"
         return folder_score, reached, reads
 
     def _hit(self, s, score, data, c, pq: ParsedQuery) -> Hit:
