@@ -38,6 +38,22 @@ def commits(path: Path) -> list[str]:
     return git(path, "log", "--format=%s").splitlines()
 
 
+def hold_lock(root: Path, seconds: float) -> subprocess.Popen:
+    """Another process holding the vault's write lock for `seconds`; returns once it holds it."""
+    import sys
+    import textwrap
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import time
+        from ihmt_vault import Vault
+        v = Vault.open({str(root)!r})
+        with v.lock.held():
+            print("held", flush=True)
+            time.sleep({seconds})
+    """)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline() == "held\n"
+    return holder
+
+
 def snapshot(root: Path) -> dict:
     """Every file under root except git's and the cache's internals, with its bytes: 'nothing changed' checks."""
     files = {}

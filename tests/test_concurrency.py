@@ -3,7 +3,7 @@ import subprocess
 import sys
 import textwrap
 
-from conftest import commits
+from conftest import commits, hold_lock
 
 from ihmt_vault import Vault
 
@@ -31,15 +31,7 @@ def test_two_processes_saving_at_once_both_land(vault):
 
 
 def test_a_cli_save_while_another_process_holds_the_lock_waits_then_lands(vault):
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
-        import time
-        from ihmt_vault import Vault
-        v = Vault.open({str(vault.root)!r})
-        with v.lock.held():
-            print("held", flush=True)
-            time.sleep(1.0)
-    """)], stdout=subprocess.PIPE, text=True)
-    assert holder.stdout.readline() == "held\n"
+    holder = hold_lock(vault.root, 1.0)
     r = subprocess.run([sys.executable, "-m", "ihmt_vault.cli", "save", "waited for the lock", "--topic", "t",
                         "--vault", str(vault.root)], capture_output=True, text=True)
     holder.wait()
@@ -51,15 +43,7 @@ def test_a_writer_that_cannot_get_the_lock_gets_a_clear_error(tmp_path):
     root = tmp_path / "v"
     Vault.init(root).close()
     (root / ".ihmt/config.toml").write_text("[vault]\nlock_timeout = 0.2\n")
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
-        import time
-        from ihmt_vault import Vault
-        v = Vault.open({str(root)!r})
-        with v.lock.held():
-            print("held", flush=True)
-            time.sleep(3)
-    """)], stdout=subprocess.PIPE, text=True)
-    assert holder.stdout.readline() == "held\n"
+    holder = hold_lock(root, 3)
     r = subprocess.run([sys.executable, "-m", "ihmt_vault.cli", "save", "x", "--topic", "t", "--vault", str(root)],
                        capture_output=True, text=True)
     holder.kill()

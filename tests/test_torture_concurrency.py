@@ -17,10 +17,8 @@ import sys
 import textwrap
 import threading
 import time
-from pathlib import Path
 
-import pytest
-from conftest import git
+from conftest import git, hold_lock
 
 from ihmt_vault import Vault
 
@@ -187,15 +185,7 @@ def test_the_watcher_keeps_a_batch_it_could_not_write_for_the_lock(tmp_path):
         while not any("watching" in l for l in log):
             assert time.monotonic() < deadline and watcher.poll() is None, log
             time.sleep(0.05)
-        holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
-            import time
-            from ihmt_vault import Vault
-            v = Vault.open({str(root)!r})
-            with v.lock.held():
-                print("held", flush=True)
-                time.sleep(3)
-        """)], stdout=subprocess.PIPE, text=True)
-        assert holder.stdout.readline() == "held\n"
+        holder = hold_lock(root, 3)
         (root / "garden").mkdir()
         (root / "garden/tomatoes.md").write_text("# Tomatoes\n\nPlant them after the last frost.\n")
         holder.wait(timeout=30)
