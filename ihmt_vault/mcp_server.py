@@ -283,10 +283,10 @@ def build_server(vault: Vault) -> MCPServer:
 
     tools = Tools(vault)
     built = []
-    for name, annotations in TOOLS:
+    for name, hints in TOOLS:
         fn = getattr(tools, name)
         tool = Tool.from_function(fn, name=name, description=" ".join(inspect.getdoc(fn).split()),
-                                  annotations=annotations, structured_output=False)
+                                  annotations=hints, structured_output=False)
         _tidy_schema(tool.parameters)
         built.append(tool)
     from . import __version__

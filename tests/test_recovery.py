@@ -1,6 +1,5 @@
 """A write cut short by a crash is completed by the next write or by `doctor --repair`."""
 import json
-import os
 import signal
 import subprocess
 import sys

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from conftest import commits, git
 
-from ihmt_vault import BadInput, Vault
+from ihmt_vault import Vault
 
 
 def ihmt(*args, cwd=None):

@@ -5,7 +5,7 @@ import subprocess
 import pytest
 from conftest import commits, git
 
-from ihmt_vault import BadInput, NotFound, Vault
+from ihmt_vault import BadInput, NotFound
 
 
 def test_replace_with_one_clear_candidate_outdates_it_in_one_commit(vault):

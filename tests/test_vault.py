@@ -1,5 +1,4 @@
 """The vault's operations on real files and a real git repository."""
-import subprocess
 from pathlib import Path
 
 from conftest import commits, git
@@ -206,7 +205,7 @@ def test_tree_shows_folders_counts_and_memories(vault):
 
 def test_stats_counts_by_status_and_type(vault):
     a = vault.save("Old.", topic="t", type="fact")
-    b = vault.save("New.", topic="t", type="fact", supersedes=[a.id])
+    vault.save("New.", topic="t", type="fact", supersedes=[a.id])
     s = vault.stats()
     assert (s["memories"], s["status"], s["types"]) == (2, {"active": 1, "outdated": 1}, {"fact": 2})
 
