@@ -45,7 +45,10 @@ def work_tree_of(path: Path) -> Path | None:
 
 
 def init_repo(path: Path) -> None:
+    """A new repository for a vault. Its index is split (STACK-NOTES: a save then rewrites a small
+    file, not every entry: 49 → 28 ms at 50,000 files); a person's own repository is left as it is."""
     subprocess.run(["git", "init", "-q", str(path)], check=True, capture_output=True)
+    subprocess.run(["git", "-C", str(path), "config", "core.splitIndex", "true"], check=True, capture_output=True)
 
 
 def parse_trailers(message: str) -> dict[str, list[str]]:
@@ -153,7 +156,9 @@ class Repo:
         paths = sorted({self.repo_path(p) for p in vault_paths})
         if not paths:
             return None
-        env = {**self._env, "GIT_INDEX_FILE": str(self._private_index)}
+        # A split index: each save rewrites a small file, not all of the vault's entries (STACK-NOTES).
+        env = {**self._env, "GIT_INDEX_FILE": str(self._private_index), "GIT_CONFIG_COUNT": "1",
+               "GIT_CONFIG_KEY_0": "core.splitIndex", "GIT_CONFIG_VALUE_0": "true"}
         stdin = "\0".join(paths) + "\0"
         marker = self._private_index.with_suffix(".head")  # "<commit> <tree>" the private index mirrors
         for _attempt in range(5):
@@ -162,8 +167,15 @@ class Repo:
             if not self._private_index.exists() or mirrored != (head or ""):
                 self.run("read-tree", head or "--empty", env=env)
                 head_tree = self.run("rev-parse", f"{head}^{{tree}}").strip() if head else ""
-            self.run("update-index", "--add", "--remove", "-z", "--stdin", input=stdin, env=env)
-            tree = self.run("write-tree", env=env).strip()
+            try:
+                self.run("update-index", "--add", "--remove", "-z", "--stdin", input=stdin, env=env)
+                tree = self.run("write-tree", env=env).strip()
+            except GitError:
+                # Our private index is a cache of HEAD: unreadable (damaged, half-written by a
+                # killed process), it is thrown away and rebuilt from HEAD on the next attempt.
+                self._private_index.unlink(missing_ok=True)
+                marker.unlink(missing_ok=True)
+                continue
             if head and head_tree == tree:
                 marker.write_text(f"{head} {tree}")
                 # Already committed (say, by a run killed before its last step): the person's index

@@ -1065,8 +1065,16 @@ class Vault:
         return [self.get(i) for i in ids]
 
     def _split_if_crowded(self, folders: set[str], agent: str) -> None:
-        crowded = [f for f in folders if f and sum(1 for n in os.listdir(self._abs(f)) if n.endswith(".md")
-                                                   and n != tree.INDEX) > self.config.branch_factor]
+        """After a save: split a folder that outgrew the branch factor. A folder whose memories share
+        no keyword stays crowded, so a split is tried when it passes the branch factor and then every
+        half branch factor more, not at every save (each try reads the whole folder)."""
+        bf = self.config.branch_factor
+
+        def due(folder: str) -> bool:
+            n = sum(1 for name in os.listdir(self._abs(folder)) if name.endswith(".md") and name != tree.INDEX)
+            return n > bf and (n - bf - 1) % max(1, bf // 2) == 0
+
+        crowded = [f for f in folders if f and due(f)]
         if not crowded:
             return
         with self._transaction("move", "move: split crowded topics", [("Memory-Op", "move")], agent) as tx:

@@ -66,3 +66,12 @@ def test_deleted_cache_is_rebuilt_and_nothing_is_lost(vault):
     with Vault.open(vault.root) as v:
         assert v.get(m.id).title == "Espresso: 18 g in, 36 g out."
         assert v.search("espresso").hits[0].id == m.id
+
+
+def test_a_damaged_private_git_index_is_rebuilt_from_head(vault):
+    vault.save("Before the damage.", topic="t")
+    (vault.repo.git_dir / "ihmt-index").write_bytes(b"DIRC garbage")   # the vault's own index, a cache
+    m = vault.save("After the damage.", topic="t")
+    assert commits(vault.root)[0] == "save: After the damage."
+    assert git(vault.root, "status", "--porcelain") == ""
+    assert vault.get(m.id).title == "After the damage."
