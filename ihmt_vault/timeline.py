@@ -109,13 +109,6 @@ def from_meta(meta: dict, who: str) -> list[Fact] | None:
     return out
 
 
-def same_thing(attribute: str, a: str, b: str) -> bool:
-    """Whether two values compete for one slot (always, for single-valued attributes)."""
-    if attribute in SINGLE:
-        return True
-    return norm(a).split()[:1] == norm(b).split()[:1]
-
-
 def slot(fact: Fact) -> tuple[str, str, str]:
     """The timeline a fact belongs to: (subject, attribute) plus, for many-valued ones, the thing named."""
     thing = "" if fact.attribute in SINGLE else (norm(fact.value).split() or [""])[0]

@@ -291,21 +291,20 @@ class Vault:
             self._rebuild_caches()  # the index is missing, damaged or behind: start over
             return
         look = self._maybe_changed()
-        if look is None:  # no record of the folders yet: look at everything once
+        replace_all = look is None
+        if replace_all:  # no record of the folders yet: look at everything once
             dirs: dict[str, int] = {}
             on_disk = self._scan(dirs=dirs)
             known = self.catalog.stamps()
             changed = [p for p, st in on_disk.items() if known.get(p) != st]
             deleted = [p for p in known if p not in on_disk]
-            look = (set(), dirs, [])
-            replace_all = True
+            gone: list[str] = []
         else:
-            candidates, replace_all = look[0], False
+            candidates, dirs, gone = look
             changed, deleted = [], []
             for rel in sorted(candidates):
-                file = self._abs(rel)
                 try:
-                    st = file.lstat()
+                    st = self._abs(rel).lstat()
                 except OSError:
                     if self.catalog.stamp(rel) is not None:
                         deleted.append(rel)
@@ -314,7 +313,6 @@ class Vault:
                     changed.append(rel)
         if changed or deleted:
             self._update_caches(changed, deleted, set())
-        _, dirs, gone = look
         with self.catalog.transaction():  # only now: a crash before this looks at those folders again
             self.catalog.set_dirs(dirs, replace_all=replace_all)
             self.catalog.drop_dirs(gone)
@@ -649,7 +647,7 @@ class Vault:
         agent = item["source"]
         notices: list[str] = []
         with self._transaction("save", f"save: {item['title']}", [], agent) as tx:
-            old = self._check_supersedes(item["supersedes"])
+            old = [self.get(i) for i in item["supersedes"]]
             if replaces:
                 found, notice = self._find_replaced(replaces)
                 old += [f for f in found if f.id not in {o.id for o in old}]
@@ -1060,9 +1058,6 @@ class Vault:
                 "date": date, "tags": tags, "type": type_, "source": item.get("source") or self.config.default_source,
                 "pinned": bool(item.get("pinned")), "supersedes": [str(s) for s in item.get("supersedes") or []],
                 "id": str(id_) if id_ else None, "extra": item.get("extra") or {}}
-
-    def _check_supersedes(self, ids: list[str]) -> list[Memory]:
-        return [self.get(i) for i in ids]
 
     def _split_if_crowded(self, folders: set[str], agent: str) -> None:
         """After a save: split a folder that outgrew the branch factor. A folder whose memories share

@@ -166,8 +166,3 @@ def _word(tok: str, lang: str) -> Word | None:
 def analyze(text: str, lang: str | None = None) -> list[str]:
     """The index terms of a text, in order (duplicates kept: they are term frequencies)."""
     return [t for w in words(text, lang) for t in w.terms]
-
-
-def index_text(text: str, lang: str | None = None) -> str:
-    """The pre-analysed form stored in a Whoosh field (terms separated by spaces)."""
-    return " ".join(analyze(text, lang))
