@@ -4,10 +4,14 @@
     v = Vault.init("~/notes/memory")
     m = v.save("Staging runs PostgreSQL 17", topic="work/infrastructure")
 """
+from .draft import Draft
 from .errors import BadInput, BrokenFile, LockTimeout, NotAVault, NotFound, SecretRefused, VaultError
 from .notes import Memory
-from .vault import Change, Problem, Vault
+from .results import (Change, FileChange, ForgetReport, Problem, RebuildReport, ReconcileReport, SyncReport,
+                      SyncStatus, UndoReport)
+from .vault import Vault
 
 __version__ = "0.1.0"
-__all__ = ["Vault", "Memory", "Change", "Problem", "VaultError", "BadInput", "BrokenFile", "NotFound",
-           "NotAVault", "LockTimeout", "SecretRefused"]
+__all__ = ["Vault", "Memory", "Draft", "Change", "FileChange", "Problem", "ReconcileReport", "RebuildReport",
+           "UndoReport", "ForgetReport", "SyncReport", "SyncStatus", "VaultError", "BadInput", "BrokenFile",
+           "NotFound", "NotAVault", "LockTimeout", "SecretRefused"]

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from .errors import BadInput
-from .vault import expand
+from .layout import expand
 
 if sys.version_info >= (3, 11):
     import tomllib

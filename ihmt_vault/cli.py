@@ -77,7 +77,7 @@ def init(vault_path, as_json, path, title):
     """Create a vault (a git repository of Markdown memories); safe to run again."""
     target = path or vault_path
     if target is None:
-        from .vault import default_path
+        from .layout import default_path
         target = default_path()
     with Vault.init(target, title=title) as v:
         _emit(as_json, {"vault": str(v.root), "head": v.repo.head()},
@@ -126,26 +126,17 @@ def _parse_facts(specs) -> list[dict] | None:
 
 
 @command(main, name="import")
-@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--format", "format_", default="jsonl", show_default=True,
+              help="The importer to read FILE with (built-in: jsonl; plugins add more).")
 @click.option("--source", help="Who is importing (default for items without a source).")
-def import_(v, as_json, file, source):
-    """Import FILE.jsonl (one memory per line: text, title, topic, date, tags, type, source) as one commit."""
-    items = []
-    for n, line in enumerate(file, 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise BadInput(f"{file.name}: line {n} is not JSON ({e.msg}); fix that line and import again") from None
-        if not isinstance(item, dict):
-            raise BadInput(f"{file.name}: line {n} is not a JSON object with a 'text' key")
-        items.append(item)
+def import_(v, as_json, file, format_, source):
+    """Import FILE (JSONL: one memory per line with text, title, topic, date, tags, type, source) as one commit."""
     bar, tick = _progress("importing", not as_json)
     if bar:
         bar.start()
     try:
-        created = v.save_many(items, source=source, progress=tick)
+        created = v.import_file(file, format=format_, source=source, progress=tick)
     finally:
         if bar:
             bar.stop()
@@ -231,7 +222,7 @@ def conflicts(v, as_json):
 def undo(v, as_json, source):
     """Revert the last operation with a new commit (history is never rewritten)."""
     r = v.undo(source=source)
-    _emit(as_json, r, lambda: out.print(f"reverted {r['reverted'][:10]} {r['subject']}", markup=False))
+    _emit(as_json, r.to_dict(), lambda: out.print(f"reverted {r.reverted[:10]} {r.subject}", markup=False))
 
 
 @command(main)
@@ -259,14 +250,13 @@ def forget(v, as_json, ref, purge, yes, source):
                              f"re-cloned and remotes force-pushed. Continue?", default=False)
 
     r = v.forget(ref, purge=purge, confirm=confirm, source=source)
-    if r.get("cancelled"):
-        human = lambda: out.print("cancelled: nothing changed", markup=False)  # noqa: E731
-    elif r["purged"]:
-        human = lambda: out.print(f"purged {r['id']}: {r['commits']} commits rewritten; force-push remotes "  # noqa: E731
-                                  "and re-clone other copies", markup=False)
+    if r.cancelled:
+        line = "cancelled: nothing changed"
+    elif r.purged:
+        line = f"purged {r.id}: {r.commits} commits rewritten; force-push remotes and re-clone other copies"
     else:
-        human = lambda: out.print(f"archived {r['id']} to {r['path']}", markup=False)  # noqa: E731
-    _emit(as_json, r, human)
+        line = f"archived {r.id} to {r.path}"
+    _emit(as_json, r.to_dict(), lambda: out.print(line, markup=False))
 
 
 @command(main)
@@ -290,8 +280,8 @@ def rebuild(v, as_json):
     finally:
         if bar:
             bar.stop()
-    _emit(as_json, result, lambda: out.print(
-        f"rebuilt: {result['memories']} memories, {result['summaries_changed']} summaries changed", markup=False))
+    _emit(as_json, result.to_dict(), lambda: out.print(
+        f"rebuilt: {result.memories} memories, {result.summaries_changed} summaries changed", markup=False))
 
 
 @command(main)
@@ -471,14 +461,14 @@ def watch(v, as_json, once, debounce):
         r = v.reconcile(None)
 
         def human():
-            for c in r["changes"]:
-                out.print(f"{c['op']:<6} {c['path']}  {c['title']}", markup=False)
-            for p in r["problems"]:
-                err.print(f"skipped {p['message']}", markup=False)
-            if not r["changes"] and not r["problems"]:
+            for c in r.changes:
+                out.print(f"{c.op:<6} {c.path}  {c.title}", markup=False)
+            for p in r.problems:
+                err.print(f"skipped {p.message}", markup=False)
+            if not r.changes and not r.problems:
                 out.print("nothing to take in", markup=False)
 
-        _emit(as_json, r, human)
+        _emit(as_json, r.to_dict(), human)
         return
     from .watch import Watcher
 
@@ -496,18 +486,16 @@ def watch(v, as_json, once, debounce):
 @click.option("--status", "show_status", is_flag=True, help="Only say how far ahead/behind the remote the vault is.")
 def sync(v, as_json, remote, show_status):
     """Commit pending edits, pull (merging without conflicts to resolve), push. Credentials are git's own."""
-    from .sync import status, sync as run_sync
     if show_status:
-        s = status(v, remote)
-        _emit(as_json, s, lambda: out.print(
-            f"{s['remote']}/{s['branch']}: {s['ahead']} ahead, {s['behind']} behind, {s['pending']} pending edits",
-            markup=False))
+        s = v.sync_status(remote)
+        _emit(as_json, s.to_dict(), lambda: out.print(
+            f"{s.remote}/{s.branch}: {s.ahead} ahead, {s.behind} behind, {s.pending} pending edits", markup=False))
         return
-    r = run_sync(v, remote)
+    r = v.sync(remote)
 
     def human():
         for c in r.committed:
-            out.print(f"committed {c['op']} {c['path']}", markup=False)
+            out.print(f"committed {c.op} {c.path}", markup=False)
         if r.pulled:
             out.print(f"pulled {r.pulled} commits from {r.remote}/{r.branch}", markup=False)
         for notice in r.conflicts:
@@ -525,8 +513,7 @@ def hooks():
 @command(hooks, name="install")
 def hooks_install(v, as_json):
     """Install the vault's git hooks (pre-commit, post-merge, post-checkout, post-rewrite); yours are kept."""
-    from .githooks import install
-    report = install(v)
+    report = v.install_hooks()
     _emit(as_json, report, lambda: [out.print(f"{r['action']:<9} {r['path']}" + (f" ({r['why']})" if r.get("why") else ""),
                                               markup=False) for r in report])
 
@@ -534,8 +521,7 @@ def hooks_install(v, as_json):
 @command(hooks, name="check")
 def hooks_check(v, as_json):
     """Check the memories staged for commit (front matter, secrets); used by the pre-commit hook."""
-    from .githooks import check_staged
-    problems = check_staged(v)
+    problems = v.check_staged()
     if as_json:
         _emit(True, {"problems": problems}, None)
     for p in problems if not as_json else []:

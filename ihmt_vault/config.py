@@ -6,9 +6,12 @@ silently falls back to a default.
 """
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass, fields
 from pathlib import Path
+
+import tomlkit
 
 from .errors import BadInput
 
@@ -30,8 +33,16 @@ class Config:
     search_tokens: int = 900              # budget of a compact search answer
     refresh_interval: float = 1.0         # seconds between scans for files changed outside the tool
     default_source: str = "ihmt"          # `source` and `Agent` when the caller names none
+    rankers: tuple = ()                   # optional rankers fused into search (plugins; e.g. "semantic")
+    site_raw_html: bool = False           # the site keeps a memory's raw HTML (a person's offline use only)
 
     def __post_init__(self):
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, float) and not math.isfinite(value):
+                raise BadInput(f"{CONFIG_PATH}: {f.name} must be a finite number, not {value}")
+            if isinstance(value, str) and ("\0" in value or "\n" in value):
+                raise BadInput(f"{CONFIG_PATH}: {f.name} must be one line of text")
         if not 2 <= self.branch_factor <= 1000:
             raise BadInput(f"{CONFIG_PATH}: branch_factor must be between 2 and 1000, not {self.branch_factor}")
         if not 1 <= self.max_depth <= 6:
@@ -53,12 +64,17 @@ class Config:
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
             raise BadInput(f"{path}: not valid TOML ({e}); fix it or delete it to use the defaults") from None
         section = raw.get("vault", {})
+        if not isinstance(section, dict):
+            raise BadInput(f"{path}: [vault] must be a table of settings")
         known = {f.name: f.type for f in fields(cls)}
         values = {}
         for key, value in section.items():
             if key not in known:
                 raise BadInput(f"{path}: unknown setting [vault].{key}; known: {', '.join(known)}")
             default = getattr(cls, key)
+            if isinstance(default, tuple) and isinstance(value, list) and all(isinstance(v, str) for v in value):
+                values[key] = tuple(value)
+                continue
             ok = isinstance(value, type(default)) or (isinstance(default, float) and isinstance(value, int))
             if not ok or isinstance(value, bool) and not isinstance(default, bool):
                 raise BadInput(f"{path}: [vault].{key} must be a {type(default).__name__}, not {value!r}")
@@ -66,8 +82,13 @@ class Config:
         return cls(**values)
 
     def to_toml(self) -> str:
-        lines = ["# IHMT Vault settings. Delete a line to use its default.", "[vault]"]
+        """The settings as a TOML document (written with a TOML library: a title holding quotes or
+        backslashes stays valid TOML)."""
+        doc = tomlkit.document()
+        doc.add(tomlkit.comment("IHMT Vault settings. Delete a line to use its default."))
+        table = tomlkit.table()
         for f in fields(self):
             value = getattr(self, f.name)
-            lines.append(f"{f.name} = {value!r}" if not isinstance(value, str) else f'{f.name} = "{value}"')
-        return "\n".join(lines) + "\n"
+            table.add(f.name, list(value) if isinstance(value, tuple) else value)
+        doc.add("vault", table)
+        return tomlkit.dumps(doc)

@@ -8,12 +8,12 @@ and reported. The vault's own commits are written with plumbing, so hooks never 
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from importlib import resources
 from pathlib import Path
 
 from . import notes
+from .engine import Engine
 from .errors import BrokenFile
 from .sensitive import find_secret
 
@@ -31,15 +31,13 @@ def _ihmt() -> str:
     return str(exe) if exe.exists() else (shutil.which("ihmt") or "ihmt")
 
 
-def install(v) -> list[dict]:
+def install(e: Engine) -> list[dict]:
     """Write the vault's git hooks; returns [{hook, path, action: installed|unchanged|skipped}]."""
-    hooks_dir = Path(v.repo.run("rev-parse", "--git-path", "hooks").strip())
-    if not hooks_dir.is_absolute():
-        hooks_dir = v.repo.top / hooks_dir
+    hooks_dir = e.repo.hooks_dir()
     hooks_dir.mkdir(parents=True, exist_ok=True)
     report = []
     for hook in HOOKS:
-        text = (_templates() / f"git-{hook}").read_text().replace("@IHMT@", _ihmt()).replace("@VAULT@", str(v.root))
+        text = (_templates() / f"git-{hook}").read_text().replace("@IHMT@", _ihmt()).replace("@VAULT@", str(e.root))
         target = hooks_dir / hook
         current = target.read_text(errors="replace") if target.exists() else None
         if current is not None and MARK not in current:
@@ -54,25 +52,22 @@ def install(v) -> list[dict]:
     return report
 
 
-def check_staged(v) -> list[str]:
+def check_staged(e: Engine) -> list[str]:
     """Problems with the memories staged for the next commit (front matter, secrets); [] when fine."""
-    names = v.repo.run("diff", "--cached", "--name-only", "-z", "--diff-filter=ACMR", "--",
-                       v.repo.prefix or ".").split("\0")
     problems = []
-    for name in filter(None, names):
-        rel = v.repo.vault_path(name)
-        if not rel or not v._is_memory_path(rel):
+    for rel, blob in e.repo.staged():
+        if not e.layout.is_memory_path(rel):
             continue
-        blob = subprocess.run(["git", "show", f":{name}"], cwd=v.repo.top, capture_output=True).stdout
         try:
-            memory = notes.parse(blob.decode("utf-8"), rel)
+            text = blob.decode("utf-8")
+            notes.parse(text, rel)
         except UnicodeDecodeError:
             problems.append(f"{rel}: is not UTF-8 text; re-save it as UTF-8")
             continue
-        except BrokenFile as e:
-            problems.append(str(e))
+        except BrokenFile as err:
+            problems.append(str(err))
             continue
-        secret = find_secret(f"{memory.title}\n{memory.body}")
+        secret = find_secret(text)  # the whole file: front-matter keys, tags and facts too
         if secret:
             problems.append(f"{rel}: contains what looks like {secret}; remove it before committing")
     return problems

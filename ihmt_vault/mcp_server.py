@@ -22,6 +22,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
+from . import notes
 from .errors import NotFound, SecretRefused, VaultError
 from .notes import TYPES
 from .vault import Vault
@@ -237,7 +238,7 @@ class Tools:
 
     def _summary(self, folder: str, level: int) -> str:
         text = self.v.read_folder(folder)
-        body = re.sub(r"\A\ufeff?---\n.*?\n---\n", "", text, count=1, flags=re.S).strip()
+        body = notes.split_front_matter(text)[1].strip()
         prefix = f"{folder}/" if folder else ""
         # Links relative to the folder become vault paths, usable as read_memory arguments.
         body = re.sub(r"\]\((?!\w+:|/)([^)]+)\)", lambda mo: f"]({prefix}{mo.group(1)})", body)

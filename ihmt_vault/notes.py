@@ -17,15 +17,16 @@ import re
 import secrets
 import threading
 import time
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from markdown_it import MarkdownIt
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from .errors import BrokenFile
+from .text import fold
 
 TYPES = ("fact", "decision", "preference", "correction", "person", "project", "procedure", "event", "note")
 STATUSES = ("active", "outdated", "archived")
@@ -34,7 +35,7 @@ KEY_ORDER = ("id", "title", "type", "date", "created", "tags", "status", "supers
              "superseded_by", "source", "pinned")
 
 _FRONT = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _ALIAS = re.compile(r"(?<![\w*])\*[^\s,\]}*]+")
 MAX_ALIASES = 64          # YAML aliases in one front matter: more is an expansion attack, not a note
 MAX_BYTES = 2_000_000     # a memory is a note, not a data dump
@@ -59,31 +60,35 @@ def new_id(now_ms: int | None = None) -> str:
 
 
 # --- names ---------------------------------------------------------------------------------------
-_WINDOWS_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
-
-
-def fold(text: str) -> str:
-    """Lowercase with accents removed (é → e, ñ → n); other scripts are kept."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return unicodedata.normalize("NFC", "".join(c for c in decomposed if not unicodedata.combining(c))).lower()
+# Names a memory file never takes: the generated summary (`index.md`), and what mkdocs makes a
+# section's page (`README.md`); a memory titled "Index" is saved as `index-note.md`.
+RESERVED_NAMES = {"index", "readme"}
+WINDOWS_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 
 
 def slugify(text: str, max_len: int = 60) -> str:
     """A readable file or folder name: 'Staging runs PostgreSQL 17' → 'staging-runs-postgresql-17'."""
     slug = re.sub(r"[^\w]+", "-", fold(text)).strip("-_")
     slug = slug[:max_len].rstrip("-_")
-    if not slug or slug in _WINDOWS_RESERVED:
+    if not slug or slug in WINDOWS_RESERVED or slug in RESERVED_NAMES:
         slug = f"{slug or 'memory'}-note"
     return slug
 
 
+_MD = MarkdownIt("commonmark")
+
+
 def title_from_body(body: str, fallback: str) -> str:
-    """The first heading, else the first non-empty line, shortened to a title."""
-    for line in body.splitlines():
-        line = line.strip()
-        if line:
-            line = re.sub(r"^#+\s*", "", line)
+    """The first heading, else the first line of the first paragraph, shortened to a title (read
+    with markdown-it: a code fence or an HTML block is not a title)."""
+    head = body.lstrip()[:4000]
+    for token in _MD.parse(head):
+        if token.type == "inline" and token.content.strip():
+            line = token.content.strip().splitlines()[0]
             return shorten(line, 80) or fallback
+    for line in head.splitlines():  # no paragraph at all (only code, say): its first line
+        if line.strip():
+            return shorten(re.sub(r"^#+\s*", "", line.strip()), 80) or fallback
     return fallback
 
 
@@ -198,7 +203,7 @@ def parse(text: str, path: str) -> Memory:
         raise BrokenFile(path, f"front matter uses more than {MAX_ALIASES} YAML aliases (an alias bomb?)")
     if block is not None and block.strip():
         try:
-            meta = yaml.load(block, Loader=_Loader)
+            meta = yaml.load(block, Loader=LOADER)
         except yaml.YAMLError as e:
             mark = getattr(e, "problem_mark", None)
             where = f" at line {mark.line + 2}" if mark else ""
@@ -352,7 +357,8 @@ def now_timestamp() -> str:
 def write_atomic(file: Path, text: str) -> None:
     """Write via a temporary sibling and rename: a crash leaves the old file or the new, never half."""
     file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = file.with_name(f".{file.name}.{os.getpid()}.ihmt-tmp")
+    # A short temporary name: a 250-character file name plus a suffix would pass the OS's limit.
+    tmp = file.with_name(f".{file.name[:80]}.{os.getpid()}.ihmt-tmp")
     # No fsync, like git's own default: the rename is atomic against crashes of this process, which is
     # the failure we guard; after a power loss `doctor --repair` reconciles files and commits.
     with open(tmp, "w", encoding="utf-8", newline="") as f:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .notes import fold
+from .text import fold
 
 AGENTS = {"claude-code", "claude", "codex", "opencode", "cursor", "gemini-cli", "gemini", "claude-desktop",
           "vscode", "copilot", "mcp", "ihmt", "agent", "bench", "importer"}

@@ -21,7 +21,8 @@ from urllib.parse import quote
 from whoosh.lang import stopwords_for_language
 
 from .errors import BadInput
-from .notes import _WINDOWS_RESERVED, compose, fold, shorten, slugify
+from .notes import WINDOWS_RESERVED, compose, shorten, slugify
+from .text import CJK_RUN, cjk_terms, fold
 
 ARCHIVE = "archive"
 INDEX = "index.md"
@@ -35,7 +36,6 @@ _STOP = (frozenset(stopwords_for_language("en")) | frozenset(stopwords_for_langu
             "see", "look", "let", "tell", "said", "say", "feel", "felt", "take", "took", "come", "came", "went",
             "sure", "right", "awesome", "amazing", "cool", "nice", "glad", "love", "totally", "definitely"})
 _WORD = re.compile(r"[^\W\d_][\w'-]*|\d+[a-z]\w*", re.UNICODE)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
 
 
 # --- keywords ------------------------------------------------------------------------------------
@@ -43,9 +43,9 @@ def tokens(text: str) -> list[str]:
     """Content words, folded; CJK runs as character bigrams."""
     text = fold(text)
     out = []
-    for run in _CJK.findall(text):
-        out += [run] if len(run) <= 2 else [run[i:i + 2] for i in range(len(run) - 1)]
-    for w in _WORD.findall(_CJK.sub(" ", text)):
+    for run in CJK_RUN.findall(text):
+        out += cjk_terms(run)
+    for w in _WORD.findall(CJK_RUN.sub(" ", text)):
         w = w.strip("'-")
         if len(w) > 2 and w not in _STOP:
             out.append(w)
@@ -71,7 +71,7 @@ def clean_topic(topic: str, max_depth: int) -> str:
     parts = [p for p in re.split(r"[/\\]", raw) if p.strip()]
     if any(p.strip() in (".", "..") for p in parts):
         raise BadInput(f"--topic {topic!r}: '..' and '.' are not allowed; give a path inside the vault")
-    if any(p.strip().lower().split(".")[0] in _WINDOWS_RESERVED for p in parts):
+    if any(p.strip().lower().split(".")[0] in WINDOWS_RESERVED for p in parts):
         raise BadInput(f"--topic {topic!r}: uses a name Windows reserves (con, nul, com1, ...); choose another")
     parts = [slugify(p) for p in parts]
     if any(p.startswith(".") for p in parts):
@@ -83,6 +83,22 @@ def clean_topic(topic: str, max_depth: int) -> str:
 
 def depth(folder: str) -> int:
     return 0 if not folder else folder.count("/") + 1
+
+
+def summary_path(folder: str) -> str:
+    """The vault path of a folder's generated summary ('' is the root: 'index.md')."""
+    return f"{folder}/{INDEX}" if folder else INDEX
+
+
+def folder_of(path: str) -> str:
+    """The folder a vault path is in ('' for the root)."""
+    return path.rpartition("/")[0]
+
+
+def bottom_up(folders) -> list[str]:
+    """Folders deepest first (then by name): the order summaries are regenerated in, since a
+    parent's summary reads its children's."""
+    return sorted(set(folders), key=lambda f: (-depth(f), f))
 
 
 def parents(folder: str) -> list[str]:
@@ -170,7 +186,7 @@ def folder_keywords(rows: list, subfolders: list[FolderInfo], n: int = 10) -> li
     return [w for w, _ in sorted(scores.items(), key=lambda kv: (-round(kv[1], 6), kv[0]))[:n]]
 
 
-def _sort_key(r) -> tuple:
+def sort_key(r) -> tuple:
     return (r["status"] != "active", "~" if not r["date"] else "", _neg(r["date"] or ""), r["title"].lower(), r["path"])
 
 
@@ -198,7 +214,7 @@ def render_summary(folder: str, title: str, rows: list, subfolders: list[FolderI
         where = f"{total} {'memory' if total == 1 else 'memories'}" + (f" in {topics}" if subfolders else "")
     span = f", {dates[0][:7]} to {dates[-1][:7]}" if dates and dates[0][:7] != dates[-1][:7] else ""
     lines.append(f"{about}{where}{span}." if total else "No memories yet.")
-    ordered = sorted(rows, key=_sort_key)
+    ordered = sorted(rows, key=sort_key)
     current = [r for r in ordered if r["status"] == "active"]
     if current:
         r = next((r for r in current if r["pinned"]), current[0])

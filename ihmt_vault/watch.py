@@ -21,6 +21,7 @@ from watchdog.events import (DirCreatedEvent, DirDeletedEvent, DirMovedEvent, Fi
 from watchdog.observers import Observer
 
 from .errors import VaultError
+from .results import ReconcileReport
 from .vault import Vault
 
 EVENTS = [FileCreatedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent, DirCreatedEvent, DirDeletedEvent,
@@ -90,7 +91,7 @@ class Watcher(FileSystemEventHandler):
         self.observer.schedule(self, str(self.v.root / name), recursive=True, event_filter=EVENTS)
 
     # -- reconciling ------------------------------------------------------------------------------
-    def reconcile(self, paths: list[str] | None) -> dict | None:
+    def reconcile(self, paths: list[str] | None) -> ReconcileReport | None:
         try:
             report = self.v.reconcile(paths)
         except VaultError as e:  # the vault is busy, say: keep the batch for the next round
@@ -103,13 +104,13 @@ class Watcher(FileSystemEventHandler):
                     self.last = time.monotonic()
             return None
         stamp = time.strftime("%H:%M:%S")
-        for c in report["changes"]:
-            where = f"{c['from']} → {c['path']}" if c.get("from") else c["path"]
-            self.log(f"{stamp} {c['op']:<6} {where}  {c['title']}")
-        for p in report["problems"]:
-            self.log(f"{stamp} skipped {p['message']}")
+        for c in report.changes:
+            where = f"{c.moved_from} → {c.path}" if c.moved_from else c.path
+            self.log(f"{stamp} {c.op:<6} {where}  {c.title}")
+        for p in report.problems:
+            self.log(f"{stamp} skipped {p.message}")
         self.own = {}
-        for rel in report.get("written", []):
+        for rel in report.written:
             try:
                 self.own[rel] = (self.v.root / rel).stat().st_mtime_ns
             except OSError:

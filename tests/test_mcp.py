@@ -153,7 +153,7 @@ def test_tools_list_is_small_and_every_tool_answers(vault_path):
             assert "now people/" in text
 
             # errors are one clean line, flagged as errors, never a traceback
-            text, error = await call(c, "save_memory", content="the deploy key is AKIAIOSFODNN7EXAMPLE ok")
+            text, error = await call(c, "save_memory", content="the deploy key is AKIA2E0A8F3B244C9986 ok")
             assert error and text.startswith("refused:") and "Traceback" not in text
             for bad in ("/etc/passwd", "../../etc/passwd", str(vault_path.parent / "outside.md")):
                 text, error = await call(c, "read_memory", id_or_path=bad)

@@ -42,7 +42,7 @@ def test_kill_during_a_save_leaves_a_vault_that_doctor_repairs(vault):
         import os, signal
         from ihmt_vault import gitlog, Vault
         real = gitlog.Repo.commit
-        def dying(self, paths, msg):
+        def dying(self, paths, msg, **kw):
             os.kill(os.getpid(), signal.SIGKILL)
         gitlog.Repo.commit = dying
         Vault.open({str(vault.root)!r}).save("Killed before commit.", topic="crash")

@@ -103,7 +103,7 @@ def test_a_hand_commit_of_broken_front_matter_or_a_secret_is_refused_by_the_hook
     assert "error: notes/broken.md: front matter is not valid YAML at line 3" in r.stderr
     git(vault.root, "rm", "-q", "--cached", "notes/broken.md")
     (vault.root / "notes/broken.md").unlink()
-    (vault.root / "notes/key.md").write_text("The deploy key is AKIAIOSFODNN7EXAMPLE.\n")
+    (vault.root / "notes/key.md").write_text("The deploy key is AKIA2E0A8F3B244C9986.\n")
     git(vault.root, "add", "notes/key.md")
     r = subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qm", "by hand"],
                        cwd=vault.root, capture_output=True, text=True)

@@ -153,7 +153,7 @@ def test_undo_of_a_replace_restores_both_files_in_a_new_commit(vault):
     assert {p: (vault.root / p).read_text() for p in before} == before
     assert not (vault.root / new.path).exists()
     assert vault.get(old.id).status == "active"
-    assert f"Reverts: {result['reverted']}" in git(vault.root, "log", "-1", "--format=%B")
+    assert f"Reverts: {result.reverted}" in git(vault.root, "log", "-1", "--format=%B")
 
 
 def test_restore_current_undoes_an_outdate(vault):
@@ -173,7 +173,7 @@ def test_purge_leaves_no_trace_of_the_text_in_any_commit(vault):
     vault.pin(secret.id)
     asked = []
     result = vault.forget(secret.id, purge=True, confirm=lambda n: asked.append(n) or True)
-    assert asked == [4] and result == {"id": secret.id, "purged": True, "commits": 4}
+    assert asked == [4] and result.to_dict() == {"id": secret.id, "purged": True, "commits": 4}
     everything = git(vault.root, "log", "-p", "--all")
     assert "XYZZY" not in everything and "door code" not in everything
     assert commits(vault.root) == [f"forget: purged memory {secret.id}", "pin: (purged)",
@@ -187,6 +187,6 @@ def test_purge_leaves_no_trace_of_the_text_in_any_commit(vault):
 def test_purge_cancelled_changes_nothing_and_forget_without_purge_archives(vault):
     m = vault.save("A thing to forget.", topic="misc")
     head = git(vault.root, "rev-parse", "HEAD")
-    assert vault.forget(m.id, purge=True, confirm=lambda n: False)["cancelled"] is True
+    assert vault.forget(m.id, purge=True, confirm=lambda n: False).cancelled is True
     assert git(vault.root, "rev-parse", "HEAD") == head
-    assert vault.forget(m.id)["path"] == "archive/misc/a-thing-to-forget.md"
+    assert vault.forget(m.id).path == "archive/misc/a-thing-to-forget.md"

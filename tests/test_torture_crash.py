@@ -41,7 +41,7 @@ def word(i: int, salt: int = 0) -> str:
 
 CHILD = textwrap.dedent("""
     import os, signal, subprocess, sys, json
-    from ihmt_vault import Vault, notes, gitlog, vault as vmod, catalog
+    from ihmt_vault import Vault, notes, gitlog, engine as vmod, catalog
     from ihmt_vault.search import index as sidx
     import whoosh.writing
     root, point, before, salt = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
@@ -78,10 +78,10 @@ CHILD = textwrap.dedent("""
         notes.write_atomic = write
     elif name == "commit":
         real_commit = gitlog.Repo.commit
-        def commit(self, paths, msg):
+        def commit(self, paths, msg, **kw):
             if armed[0]:
                 die()
-            return real_commit(self, paths, msg)
+            return real_commit(self, paths, msg, **kw)
         gitlog.Repo.commit = commit
     elif name in ("write-tree", "commit-tree"):  # inside the commit, before that plumbing step
         def run(self, *args, **kw):
@@ -128,17 +128,14 @@ CHILD = textwrap.dedent("""
             return real_state(self, st)
         sidx.SearchIndex._write_state = state
     elif name == "journal-clear":      # everything done but the journal is still there
-        real_reindex = vmod.Vault._reindex
+        real_reindex = vmod.Engine.reindex
         def reindex(self, *a, **kw):
             real_reindex(self, *a, **kw)
             if armed[0]:
                 die()
-        vmod.Vault._reindex = reindex
+        vmod.Engine.reindex = reindex
     elif name == "split-move":         # the k-th move of a folder split
-        try:
-            from ihmt_vault.transaction import Transaction as Tx
-        except ImportError:
-            Tx = vmod._Tx
+        from ihmt_vault.transaction import Transaction as Tx
         real_move = Tx.move
         def move(self, rel, folder):
             dest = real_move(self, rel, folder)
@@ -221,7 +218,7 @@ def check_consistent(root: Path, returned: list[str], words_of: dict[str, str] |
         rows = v.catalog.all()
         ids = [r.id for r in rows]
         assert len(ids) == len(set(ids)), "a memory is there twice"
-        bodies = [v._read(r.path).body for r in rows]
+        bodies = [v.get(r.path).body for r in rows]
         assert len(bodies) == len(set(bodies)), "one save produced two files"
         tracked = set(git(root, "ls-files").splitlines())
         for i in returned:
@@ -301,7 +298,7 @@ def test_kill_during_doctor_repair_then_repair_again(tmp_path):
     script = textwrap.dedent(f"""
         import os, signal
         from ihmt_vault import gitlog, Vault
-        gitlog.Repo.commit = lambda self, paths, msg: os.kill(os.getpid(), signal.SIGKILL)
+        gitlog.Repo.commit = lambda self, paths, msg, **kw: os.kill(os.getpid(), signal.SIGKILL)
         Vault.open({str(root)!r}).doctor(repair=True)
     """)
     assert subprocess.run([sys.executable, "-c", script]).returncode == -signal.SIGKILL

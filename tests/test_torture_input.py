@@ -125,7 +125,7 @@ def test_odd_yaml_that_is_valid_is_read(filled, case):
     (filled.root / "work/odd.md").write_bytes(text.encode("utf-8"))
     assert filled.get("work/odd.md").title == title
     report = filled.reconcile(["work/odd.md"])   # the watcher's path: taken in, keys filled, body untouched
-    assert report["problems"] == [] and git(filled.root, "status", "--porcelain") == ""
+    assert report.problems == [] and git(filled.root, "status", "--porcelain") == ""
     after = (filled.root / "work/odd.md").read_bytes().decode("utf-8")
     assert after.endswith(notes.split_front_matter(text)[1])
     assert filled.get("work/odd.md").title == title and filled.doctor() == []
@@ -138,7 +138,7 @@ def test_broken_yaml_is_reported_and_not_taken_in(filled, case):
     assert msg.startswith("work/broken.md: front matter is not")
     before = state(filled.root)
     report = filled.reconcile(["work/broken.md"])
-    assert [p["path"] for p in report["problems"]] == ["work/broken.md"] and report["commit"] is None
+    assert [p.path for p in report.problems] == ["work/broken.md"] and report.commit is None
     assert state(filled.root) == before
 
 
@@ -148,8 +148,8 @@ def test_duplicate_keys_without_an_id_are_reported_not_fatal(filled):
     (filled.root / "work/dup.md").write_text("---\ntitle: A\ntitle: B\n---\nbody\n")
     (filled.root / "work/fine.md").write_text("# Fine\n\nA good note.\n")
     report = filled.reconcile(["work/dup.md", "work/fine.md"])
-    assert [p["path"] for p in report["problems"]] == ["work/dup.md"]
-    assert [c["path"] for c in report["changes"]] == ["work/fine.md"]
+    assert [p.path for p in report.problems] == ["work/dup.md"]
+    assert [c.path for c in report.changes] == ["work/fine.md"]
 
 
 def test_an_alias_bomb_in_front_matter_is_read_in_bounded_time_and_memory(tmp_path):
@@ -167,7 +167,7 @@ def test_an_alias_bomb_in_front_matter_is_read_in_bounded_time_and_memory(tmp_pa
         from ihmt_vault import Vault
         with Vault.open({str(root)!r}) as v:
             r = v.reconcile(["t/bomb.md"])
-            print(len(r["problems"]), len(r["changes"]))
+            print(len(r.problems), len(r.changes))
     """)
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr[-2000:]
@@ -188,7 +188,7 @@ def test_a_file_that_is_not_text_is_reported_everywhere_and_changes_nothing(fill
     assert problem in unchanged(filled, lambda: filled.get("work/bad.md"), BrokenFile)
     before = state(filled.root)
     report = filled.reconcile(["work/bad.md"])
-    assert [p["path"] for p in report["problems"]] == ["work/bad.md"] and report["commit"] is None
+    assert [p.path for p in report.problems] == ["work/bad.md"] and report.commit is None
     assert [p.kind for p in filled.doctor() if p.path == "work/bad.md"][:1] == ["broken"]
     assert filled.search("PostgreSQL").hits          # search is unharmed
     assert state(filled.root) == before
@@ -205,7 +205,7 @@ def test_symlinks_out_of_the_vault_are_not_read(filled, tmp_path):
     assert "is outside the vault" in unchanged(filled, lambda: filled.get("linked-folder/secret.md"), BadInput)
     before = state(filled.root)
     report = filled.reconcile(None)
-    assert report["commit"] is None and all("launch codes" not in str(c) for c in report["changes"])
+    assert report.commit is None and all("launch codes" not in str(c) for c in report.changes)
     assert state(filled.root) == before
     assert not [h for h in filled.search("launch codes").hits if "launch" in h.snippet]
 
@@ -227,7 +227,7 @@ def test_a_10_mb_file_by_hand_is_reported_not_taken_in(filled):
     (filled.root / "work/big.md").write_text("---\ntitle: Big\n---\n" + "lorem ipsum dolor sit amet " * 400_000)
     before = state(filled.root)
     report = filled.reconcile(["work/big.md"])
-    assert [p["path"] for p in report["problems"]] == ["work/big.md"] and report["commit"] is None
+    assert [p.path for p in report.problems] == ["work/big.md"] and report.commit is None
     assert state(filled.root) == before
 
 
@@ -253,7 +253,7 @@ def test_any_topic_is_refused_cleanly_or_stays_inside_the_vault(filled, topic):
     assert full.is_relative_to(filled.root) and full.is_file() and not full.is_symlink()
     parts = m.path.split("/")
     assert 2 <= len(parts) <= filled.config.max_depth + 1
-    assert not any(p.startswith(".") or p.split(".")[0].lower() in notes._WINDOWS_RESERVED for p in parts)
+    assert not any(p.startswith(".") or p.split(".")[0].lower() in notes.WINDOWS_RESERVED for p in parts)
 
 
 @VAULT_PROPS

@@ -81,7 +81,7 @@ def test_summaries_are_byte_identical_when_regenerated_without_changes(vault):
     head = git(vault.root, "rev-parse", "HEAD")
     before = {p: p.read_bytes() for p in vault.root.rglob("index.md")}
     result = vault.rebuild()
-    assert result["summaries_changed"] == 0 and result["commit"] is None
+    assert result.summaries_changed == 0 and result.commit is None
     assert {p: p.read_bytes() for p in vault.root.rglob("index.md")} == before
     assert git(vault.root, "rev-parse", "HEAD") == head
 

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from dataclasses import dataclass
 
 from whoosh.lang import stemmer_for_language, stopwords_for_language
+
+from ..text import CJK as _CJK_CHARS, CJK_RUN, cjk_terms, fold
 
 _EN_STEM = stemmer_for_language("en")
 _ES_STEM = stemmer_for_language("es")
@@ -39,19 +40,10 @@ STOP = STOP_EN | STOP_ES
 _EN_MARKERS = frozenset("the and is are was were of to in that it with for on this what when where who how did does have has".split())
 _ES_MARKERS = frozenset("el la los las de que y en un una es por con para del al se lo como más pero qué cuándo dónde quién está son fue".split())
 
-_CJK = (r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af")
-_CJK_RUN = re.compile(f"[{_CJK}]+")
 # A token: a CJK run, or letters/digits possibly joined by _ . - (identifiers, versions, dates).
-_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:[_.\-/][^\W_{_CJK}]+)*|[^\W{_CJK}]+", re.UNICODE)
+TOKEN = re.compile(rf"[{_CJK_CHARS}]+|[^\W_{_CJK_CHARS}]+(?:[_.\-/][^\W_{_CJK_CHARS}]+)*|[^\W{_CJK_CHARS}]+",
+                   re.UNICODE)
 _SEP = re.compile(r"[_.\-/]+")
-
-
-def fold(text: str) -> str:
-    """Remove accents (é→e, ñ→n, ü→u); leaves CJK alone."""
-    if text.isascii():
-        return text
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def guess_lang(words: list[str]) -> str:
@@ -66,6 +58,11 @@ def guess_lang(words: list[str]) -> str:
     if any(ch in w for w in words for ch in "ñáéíóú¿¡"):
         return "es"
     return ""
+
+
+def text_lang(text: str) -> str:
+    """The language of a whole text ('en', 'es' or ''), from its short words."""
+    return guess_lang([r.lower() for r in TOKEN.findall(text or "")])
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -103,12 +100,6 @@ def _camel_parts(piece: str) -> list[str]:
     return parts
 
 
-def _cjk_terms(run: str) -> list[str]:
-    if len(run) == 1:
-        return [run]
-    return [run[i:i + 2] for i in range(len(run) - 1)]
-
-
 @dataclass(frozen=True)
 class Word:
     """One word of a text as written, and the index terms it produces."""
@@ -123,7 +114,7 @@ def words(text: str, lang: str | None = None) -> list[Word]:
 
     `lang` None guesses the language from the text itself.
     """
-    raw = _TOKEN.findall(text or "")
+    raw = TOKEN.findall(text or "")
     if lang is None:
         lang = guess_lang([r.lower() for r in raw if len(r) < 8])
     out: list[Word] = []
@@ -136,8 +127,8 @@ def words(text: str, lang: str | None = None) -> list[Word]:
 
 @functools.lru_cache(maxsize=200_000)
 def _word(tok: str, lang: str) -> Word | None:
-    if _CJK_RUN.fullmatch(tok):
-        return Word(tok, tuple(_cjk_terms(tok)))
+    if CJK_RUN.fullmatch(tok):
+        return Word(tok, tuple(cjk_terms(tok)))
     low = tok.lower()
     if tok.isalpha() and (tok.islower() or tok[1:].islower()):
         parts = [tok]

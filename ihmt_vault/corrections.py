@@ -1,0 +1,52 @@
+"""Corrections and facts: marking a memory outdated by a newer one (and undoing that), and the
+timelines of the facts memories state.
+
+A correction is recorded on both sides: the old memory gets `status: outdated` and
+`superseded_by: [new]`, the new one lists the old in `supersedes`. Both files stay.
+"""
+from __future__ import annotations
+
+from . import timeline
+from .draft import check_date
+from .engine import Engine
+from .errors import BadInput
+from .notes import Memory
+
+
+def mark_outdated(e: Engine, old_id: str, new_id: str, source: str | None = None) -> Memory:
+    old, new = e.get(old_id), e.get(new_id)
+    if old.id == new.id:
+        raise BadInput(f"{old_id}: a memory cannot supersede itself")
+    with e.transaction("outdate", f"outdate: {old.title}",
+                       [("Memory-Id", old.id), ("Memory-Op", "outdate"), ("Supersedes", old.id)], source) as tx:
+        tx.mark_outdated(old, new.id)
+        if old.id not in new.supersedes:
+            tx.edit(new, {"supersedes": new.supersedes + [old.id]})
+    return e.get(old.id)
+
+
+def restore_current(e: Engine, id_or_path: str, source: str | None = None) -> Memory:
+    m = e.get(id_or_path)
+    if m.status != "outdated":
+        raise BadInput(f"{m.path}: is not outdated (status {m.status}); nothing to restore")
+    with e.transaction("restore", f"current: {m.title}", [("Memory-Id", m.id), ("Memory-Op", "restore")],
+                       source) as tx:
+        tx.edit(m, {"status": "active"}, remove=("superseded_by",))
+        for newer in m.superseded_by:
+            rows = e.catalog.by_id(newer)
+            if rows:
+                n = e.read(rows[0].path)
+                rest = [i for i in n.supersedes if i != m.id]
+                tx.edit(n, {"supersedes": rest} if rest else {}, remove=() if rest else ("supersedes",))
+    return e.get(m.id)
+
+
+def facts(e: Engine, subject: str | None = None, at: str | None = None) -> list[timeline.Timeline]:
+    e.refresh()
+    day = check_date(at, "--at ") if at else None
+    where, args = ("WHERE f.slot_subject = ?", (timeline.norm(subject),)) if subject else ("", ())
+    return timeline.build([(f, d, i, t) for f, d, i, t, _ in e.catalog.facts(where, args)], at=day)
+
+
+def conflicts(e: Engine) -> list[timeline.Timeline]:
+    return [t for t in facts(e) if len(t.entries) > 1]

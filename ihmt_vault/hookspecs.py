@@ -1,0 +1,36 @@
+"""The one door for extensions: importers, chunkers and rankers, as pluggy hook specifications.
+
+A plugin is a module or object with `@hookimpl` functions, registered through the `ihmt` entry
+point group (`[project.entry-points.ihmt] name = "package.module"`) or `plugins.manager().register`.
+Each hook receives a `register(name, thing)` callable; the built-ins (`importers.py`,
+`chunkers.py`) come in through the same hooks.
+
+- an importer has `read(path: Path) -> list[dict]`: the memories found in another tool's store, as
+  the fields of a save (text, title, topic, date, tags, type, pinned, supersedes, id, extra); the
+  vault validates them into drafts and saves them as one commit;
+- a chunker has `chunk(text: str) -> list[Chunk]`: a document cut where it is cut, the chunks
+  joining back into the text byte for byte;
+- a ranker has `rank(query: str, candidates: list[RankItem]) -> list[int]`: the candidates'
+  positions best first; the search fuses its order with the lexical one (reciprocal-rank fusion).
+"""
+from __future__ import annotations
+
+import pluggy
+
+PROJECT = "ihmt"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+class Specs:
+    @hookspec
+    def register_importers(self, register):
+        """Call register(name, importer) for each importer this plugin brings."""
+
+    @hookspec
+    def register_chunkers(self, register):
+        """Call register(name, chunker) for each chunker this plugin brings."""
+
+    @hookspec
+    def register_rankers(self, register):
+        """Call register(name, ranker) for each ranker this plugin brings."""

@@ -1,0 +1,133 @@
+"""Where things are in a vault: which paths are memories, and walking the folders.
+
+A memory is a `.md` file inside the vault that is not a generated summary (`index.md`), not hidden
+(no path part starts with "."), and not one of the documentation files a repository keeps at its
+root (README.md, CLAUDE.md, ...). Symbolic links are never followed: a link pointing out of the
+vault must not make its target part of the vault.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from . import tree
+from .errors import BadInput
+
+# Files at the vault root that are documentation, not memories.
+ROOT_DOCS = {"readme.md", "claude.md", "agents.md", "license.md", "changelog.md"}
+
+
+def expand(path: str | Path) -> Path:
+    """`~` and `~user` expanded where they can be; "~nosuchuser" stays a literal name."""
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        return Path(path)
+
+
+def default_path() -> Path:
+    env = os.environ.get("IHMT_VAULT")
+    return expand(env) if env else Path.home() / ".ihmt" / "vault"
+
+
+class Layout:
+    """Path rules and folder walks for the vault at `root` (an absolute, resolved path)."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def abs(self, rel: str) -> Path:
+        return self.root / rel if rel else self.root
+
+    def is_memory_path(self, rel: str) -> bool:
+        parts = rel.split("/")
+        if not rel.endswith(".md") or parts[-1] == tree.INDEX:
+            return False
+        if any(p.startswith(".") for p in parts):
+            return False
+        return not (len(parts) == 1 and parts[0].lower() in ROOT_DOCS)
+
+    def scan(self, scope: list[str] | None = None, dirs: dict[str, int] | None = None) -> dict[str, tuple[int, int]]:
+        """Every memory file on disk (or in `scope`: files and folders) with its (mtime_ns, size);
+        the folders walked go into `dirs` with their modification times."""
+        found = {}
+        stack = [("", self.root)]
+        if scope is not None:
+            stack = []
+            for rel in scope:
+                full = self.abs(rel)
+                if full.is_dir() and not full.is_symlink():
+                    stack.append((rel + "/", full))
+                elif self.is_memory_path(rel) and full.is_file():
+                    st = full.lstat()
+                    found[rel] = (st.st_mtime_ns, st.st_size)
+        while stack:
+            prefix, folder = stack.pop()
+            try:
+                if dirs is not None:
+                    dirs[prefix.rstrip("/")] = os.stat(folder).st_mtime_ns
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for e in entries:
+                if e.name.startswith("."):
+                    continue
+                rel = f"{prefix}{e.name}"
+                if e.is_dir(follow_symlinks=False):
+                    stack.append((rel + "/", e.path))
+                elif self.is_memory_path(rel):
+                    st = e.stat(follow_symlinks=False)
+                    found[rel] = (st.st_mtime_ns, st.st_size)
+        return found
+
+    def all_folders(self) -> set[str]:
+        """Every topic folder: those holding memories (and their parents) and those with a summary."""
+        folders = {""}
+        for rel in self.scan():
+            folders.update(tree.parents(tree.folder_of(rel)))
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+            rel = Path(dirpath).relative_to(self.root).as_posix()
+            if rel != "." and tree.INDEX in filenames:
+                folders.add(rel)
+        return folders
+
+    def subfolders(self, folder: str) -> list[str]:
+        try:
+            entries = os.scandir(self.abs(folder))
+            return sorted(e.name for e in entries if e.is_dir(follow_symlinks=False) and not e.name.startswith("."))
+        except OSError:
+            return []
+
+    def memory_names(self, folder: str) -> list[str]:
+        """The file names of a folder's direct memories."""
+        try:
+            names = os.listdir(self.abs(folder))
+        except OSError:
+            return []
+        return sorted(n for n in names if self.is_memory_path(f"{folder}/{n}" if folder else n))
+
+    def rel_or_none(self, path: str) -> str | None:
+        """A path given by an editor or a person (absolute or relative) as a vault path, or None when
+        it is outside the vault or hidden."""
+        p = Path(path)
+        full = p if p.is_absolute() else self.root / p
+        try:
+            rel = full.resolve().relative_to(self.root).as_posix() if full.exists() else \
+                full.parent.resolve().joinpath(full.name).relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+        parts = rel.split("/")
+        return None if rel == "." or any(x.startswith(".") for x in parts) else rel
+
+    def safe_rel(self, ref: str) -> str | None:
+        """`ref` as a vault-relative path if it names one inside the vault, else None; a path that
+        leads outside the vault is a `BadInput`."""
+        p = expand(ref)
+        full = (p if p.is_absolute() else self.root / p).resolve()
+        try:
+            return full.relative_to(self.root).as_posix()
+        except ValueError:
+            if "/" in ref or p.is_absolute():
+                raise BadInput(f"{ref}: is outside the vault {self.root}; give a path inside it") from None
+            return None

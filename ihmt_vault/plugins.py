@@ -1,0 +1,48 @@
+"""The plugin manager: built-ins and installed plugins, behind the hooks of `hookspecs.py`."""
+from __future__ import annotations
+
+import functools
+
+import pluggy
+
+from . import chunkers, hookspecs, importers
+from .errors import BadInput
+
+
+@functools.lru_cache(maxsize=1)
+def manager() -> pluggy.PluginManager:
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs.Specs)
+    pm.register(importers, "ihmt.importers")
+    pm.register(chunkers, "ihmt.chunkers")
+    pm.load_setuptools_entrypoints(hookspecs.PROJECT)
+    return pm
+
+
+def _collect(hook) -> dict:
+    found: dict = {}
+
+    def register(name: str, thing) -> None:
+        found[name] = thing
+
+    hook(register=register)
+    return found
+
+
+def importers_by_name() -> dict:
+    return _collect(manager().hook.register_importers)
+
+
+def chunkers_by_name() -> dict:
+    return _collect(manager().hook.register_chunkers)
+
+
+def rankers_by_name() -> dict:
+    return _collect(manager().hook.register_rankers)
+
+
+def pick(kind: str, found: dict, name: str):
+    """The extension called `name`, or a BadInput naming the ones there are."""
+    if name not in found:
+        raise BadInput(f"no {kind} called {name!r}; there are: {', '.join(sorted(found)) or 'none'}")
+    return found[name]

@@ -1,0 +1,125 @@
+"""What operations return: typed values across the library's boundary.
+
+Front ends read attributes, never keys of a dict that may or may not be there; `to_dict()` gives
+the plain JSON that `--json` prints.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class Problem:
+    """A finding of `doctor` (or of a reconcile): what is wrong, where, and whether repair fixes it."""
+
+    kind: str
+    path: str
+    message: str
+    repairable: bool = True
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Change:
+    """One commit in a memory's (or the vault's) history."""
+
+    sha: str
+    date: str
+    op: str
+    agent: str
+    subject: str
+    path: str = ""
+    diff: str | None = None
+    ids: list[str] = field(default_factory=list)   # the memories it touched (Memory-Id trailers)
+
+    def to_dict(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+@dataclass
+class FileChange:
+    """A memory file taken in by a reconcile: edited, moved or deleted by hand."""
+
+    op: str                     # edit | move | delete
+    path: str
+    id: str
+    title: str
+    moved_from: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"op": self.op, "path": self.path, "id": self.id, "title": self.title, "from": self.moved_from}
+
+
+@dataclass
+class ReconcileReport:
+    changes: list[FileChange] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)   # files left out: broken, or holding a secret
+    commit: str | None = None
+    written: list[str] = field(default_factory=list)         # paths this reconcile wrote or committed
+
+    def to_dict(self) -> dict:
+        return {"changes": [c.to_dict() for c in self.changes], "problems": [p.to_dict() for p in self.problems],
+                "commit": self.commit, "written": self.written}
+
+
+@dataclass
+class RebuildReport:
+    memories: int
+    summaries_changed: int
+    commit: str | None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class UndoReport:
+    reverted: str
+    subject: str
+    commit: str | None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class ForgetReport:
+    id: str
+    purged: bool
+    path: str | None = None        # where an archived memory went
+    commits: int | None = None     # commits a purge rewrote (or would rewrite, when cancelled)
+    cancelled: bool = False
+
+    def to_dict(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if v is not None and (k != "cancelled" or v)}
+
+
+@dataclass
+class SyncReport:
+    remote: str
+    branch: str
+    pushed: bool = False
+    pulled: int = 0                                        # commits brought in
+    committed: list[FileChange] = field(default_factory=list)   # pending hand edits taken in first
+    conflicts: list[str] = field(default_factory=list)    # notices about conflict copies
+    merge_commit: str | None = None
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["committed"] = [c.to_dict() for c in self.committed]
+        return d
+
+
+@dataclass
+class SyncStatus:
+    remote: str
+    branch: str
+    ahead: int
+    behind: int
+    pending: int
+    remote_branch_exists: bool
+
+    def to_dict(self) -> dict:
+        return asdict(self)

@@ -1,0 +1,161 @@
+"""Saving memories: one (`save`) or many as one commit (`save_many`, what imports use).
+
+A save validates its input into a `Draft` first (nothing is written when that fails), finds what
+the new memory corrects — ids given (`supersedes`), a description found by search (`replaces`),
+or a fact it contradicts — and writes the memory and the outdated marks in one transaction. A
+folder that outgrows the branch factor is split afterwards, in its own `move` commit.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Iterable
+
+from . import timeline, tree
+from .draft import Draft, check_facts, draft
+from .engine import Engine, Progress, facts_of
+from .errors import BadInput
+from .notes import Memory
+
+
+def make_draft(e: Engine, where: str = "", **fields) -> Draft:
+    return draft(max_depth=e.config.max_depth, default_source=e.config.default_source, where=where, **fields)
+
+
+def save(e: Engine, text: str, title=None, topic=None, date=None, tags: Iterable[str] = (), type=None,
+         source=None, pinned=False, supersedes: Iterable[str] = (), replaces: str | None = None,
+         facts: list[dict] | None = None) -> Memory:
+    d = make_draft(e, text=text, title=title, topic=topic, date=date, tags=tags, type=type, source=source,
+                   pinned=pinned, supersedes=supersedes,
+                   extra={"facts": check_facts(facts)} if facts is not None else None)
+    if replaces is not None and not replaces.strip():
+        raise BadInput("replaces is empty; describe the memory this one corrects in a few words")
+    notices: list[str] = []
+    with e.transaction("save", f"save: {d.title}", [], d.source) as tx:
+        old = [e.get(i) for i in d.supersedes]
+        if replaces:
+            found, notice = find_replaced(e, replaces)
+            old += [f for f in found if f.id not in {o.id for o in old}]
+            notices += [notice] if notice else []
+        contradicted, fact_notices = contradicted_by(e, d)
+        old += [c for c in contradicted if c.id not in {o.id for o in old}]
+        notices += fact_notices
+        d.supersedes = [o.id for o in old]
+        [memory] = tx.create([d])
+        tx.trailers += [("Memory-Id", memory.id), ("Memory-Op", "replace" if old else "save")]
+        if old:
+            tx.op = "replace"
+            tx.trailers.append(("Supersedes", ", ".join(o.id for o in old)))
+            for o in old:
+                tx.mark_outdated(o, memory.id)
+    split_if_crowded(e, {memory.folder}, d.source)
+    saved = e.get(memory.id)
+    saved.notices = notices + [f"Marked outdated: {o.title} ({o.id})." for o in old]
+    return saved
+
+
+def save_many(e: Engine, items: list[dict], source: str | None = None, progress: Progress | None = None) -> list[Memory]:
+    if not items:
+        raise BadInput("nothing to save: the list of memories is empty")
+    drafts = []
+    for n, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise BadInput(f"item {n + 1}: is not a memory (give an object with a 'text' key)")
+        fields = {k: item.get(k) for k in ("text", "title", "topic", "date", "tags", "type", "pinned", "supersedes",
+                                           "id", "extra")}
+        drafts.append(make_draft(e, f"item {n + 1}: ", **fields, source=item.get("source") or source))
+    ids = [d.id for d in drafts if d.id]
+    if len(ids) != len(set(ids)):
+        raise BadInput("two items carry the same id; ids must be unique")
+    agent = source or e.config.default_source
+    with e.transaction("import", f"import: {len(drafts)} memories", [], agent) as tx:
+        for i in ids:
+            if e.catalog.by_id(i):
+                raise BadInput(f"id {i} is already in the vault; leave id out to get a new one")
+        for n, d in enumerate(drafts):
+            for old in d.supersedes:
+                if old == d.id:
+                    raise BadInput(f"item {n + 1}: supersedes itself ({old}); a memory cannot correct itself")
+                if old not in ids and not e.catalog.by_id(old):
+                    raise BadInput(f"item {n + 1}: supersedes {old}, which is neither in the vault nor in this import")
+        created = tx.create(drafts, progress)
+        in_batch = {m.id: m for m in created}
+        for m in created:  # corrections within the import, or of memories already in the vault
+            for old in m.supersedes:
+                tx.mark_outdated(e.read(in_batch[old].path) if old in in_batch else e.get(old), m.id)
+        tx.trailers += [("Memory-Op", "import"), ("Memory-Count", str(len(created)))]
+        tx.trailers += [("Memory-Id", m.id) for m in created]
+        tx.split_crowded({m.folder for m in created})
+    where = {m.id: m.path for m, _ in tx.known.values()}
+    return [m if where.get(m.id) == m.path else e.get(m.id) for m in created]
+
+
+def import_file(e: Engine, path: Path, format: str = "jsonl", source: str | None = None,
+                progress: Progress | None = None) -> list[Memory]:
+    """Another store's memories (read by the importer `format`, a plugin or a built-in), one commit."""
+    from . import plugins
+    importer = plugins.pick("importer", plugins.importers_by_name(), format)
+    return save_many(e, importer.read(Path(path)), source=source, progress=progress)
+
+
+def split_if_crowded(e: Engine, folders: set[str], agent: str) -> None:
+    """After a save: split a folder that outgrew the branch factor. A folder whose memories share
+    no keyword stays crowded, so a split is tried when it passes the branch factor and then every
+    half branch factor more, not at every save (each try reads the whole folder)."""
+    bf = e.config.branch_factor
+
+    def due(folder: str) -> bool:
+        n = len(e.layout.memory_names(folder))
+        return n > bf and (n - bf - 1) % max(1, bf // 2) == 0
+
+    crowded = [f for f in folders if f and due(f)]
+    if not crowded:
+        return
+    with e.transaction("move", "move: split crowded topics", [("Memory-Op", "move")], agent) as tx:
+        moved = tx.split_crowded(set(crowded))
+        if moved:
+            tx.subject = f"move: split {', '.join(sorted(moved)) or 'root'} into subtopics"
+            tx.trailers += [("Memory-Id", i) for i in moved[next(iter(moved))]] if len(moved) == 1 else []
+
+
+def find_replaced(e: Engine, description: str) -> tuple[list[Memory], str | None]:
+    """The memory a correction replaces, by search: ([memory], None), or ([], what to tell the caller)."""
+    result = e.search(description, k=5, budget_tokens=e.config.search_tokens)
+    live = [h for h in result.hits if h.status == "active"]
+    if result.status == "found" and live:
+        best = e.get(live[0].id)
+        wanted = set(tree.tokens(description))
+        have = set(tree.tokens(f"{best.title} {' '.join(best.tags)} {best.body}"))
+        # Marking a memory outdated is a strong act: most of the description's words must be in it.
+        if wanted and len(wanted & have) / len(wanted) > 0.5:
+            return [best], None
+    if result.status == "ambiguous":
+        options = "; ".join(f"{c.id} — {c.title}" for c in (result.candidates or result.hits)[:5])
+        return [], (f"Several memories match {description!r}: {options}. Nothing was marked outdated; "
+                    f"call mark_outdated(old_id, new_id) with the right one.")
+    return [], f"Nothing found to replace for {description!r}; saved as a new memory."
+
+
+def contradicted_by(e: Engine, d: Draft) -> tuple[list[Memory], list[str]]:
+    """Memories a new memory's facts contradict, and what to tell the caller."""
+    probe = Memory(id="", title=d.title, path="", body=d.text, source=d.source, meta=d.extra)
+    day = d.date or dt.date.today().isoformat()
+    contradicted, said = [], []
+    for fact in facts_of(probe):
+        records = [(f, day_, i, t) for f, day_, i, t, _st in e.catalog.facts(
+            "WHERE f.slot_subject = ? AND f.slot_attribute = ? AND f.slot_thing = ? AND m.status != 'archived'",
+            timeline.slot(fact))]
+        lines = timeline.build(records)
+        if not lines or not lines[0].entries:
+            continue
+        line, current = lines[0], lines[0].entries[-1]
+        if timeline.norm(current.value) == timeline.norm(fact.value):
+            said.append(f"Confirms what was said on {current.valid_from}: {line.subject} {line.attribute} = "
+                        f"'{current.value}'.")
+        elif day >= current.valid_from:
+            said.append(timeline.contradiction_notice(line, fact, day))
+            for mid in [current.memory_id, *current.confirmations]:  # every memory that still says it
+                m = e.get(mid)
+                if m.status == "active" and m.id not in {c.id for c in contradicted}:
+                    contradicted.append(m)
+    return contradicted, said

@@ -1,0 +1,148 @@
+"""Gathering the memories that may answer a query (the first of three stages: gather, score, decide).
+
+Four sources, each a bounded Whoosh query, so the work per query does not grow with the vault:
+
+1. a flat ranking over all memories, never pruned;
+2. the memories in the date range the question names (lifted later), and those of that time that
+   share no word with it (kept low);
+3. a level-wise descent: from the root (or `under`), one cheap query per level ranks the child
+   folders by their summaries and keeps a beam; the memories of every folder reached are read once;
+4. with a clue, the memories matching both question and clue.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from whoosh.query import And, ConstantScoreQuery, Or, Term
+
+from .matching import date_query, run_scoped, summary_query, text_query
+from .query import ParsedQuery
+
+FLAT_LIMIT = 80          # memories taken from the flat ranking (never pruned by the descent)
+LEVEL_LIMIT = 40         # children read per level of the descent
+BEAM = 3                 # folders kept per level
+MAX_DEPTH = 6
+MAX_GROUPS = 24          # words of a query kept (the rarest) — bounds the work of a long query
+DATE_ONLY = 0.1          # a memory matching only the question's date, relative to its date score
+
+
+@dataclass
+class Candidate:
+    bm25: float
+    via: str = "flat"        # flat | descent | both | correction
+    date: bool = False       # in the date range the question names
+    clue: bool = False       # matches the clue too
+
+
+@dataclass
+class Gathered:
+    candidates: dict[int, Candidate] = field(default_factory=dict)   # by Whoosh document number
+    folder_score: dict[str, float] = field(default_factory=dict)     # folders the descent kept (0-1)
+    reads: int = 0                                                    # documents scored
+    message: str = ""                                                 # why there is nothing
+
+
+def bounded(s, pq: ParsedQuery) -> ParsedQuery:
+    """A pasted paragraph keeps its rarest words, so the work per query stays bounded."""
+    if len(pq.groups) <= MAX_GROUPS:
+        return pq
+    df = {g.word: max(s.doc_frequency("body", t) for t in g.terms) for g in pq.groups}
+    keep = {g.word for g in sorted(pq.groups, key=lambda g: (df[g.word] == 0, df[g.word]))[:MAX_GROUPS]}
+    return ParsedQuery(pq.text, [g for g in pq.groups if g.word in keep], pq.spans)
+
+
+def gather(s, pq: ParsedQuery, cq: ParsedQuery | None, level, under: str, scopes: tuple[str, ...]) -> Gathered:
+    out = Gathered()
+    tq, dq = text_query(pq), date_query(pq)
+    if tq is None and dq is None:
+        out.message = "The question has no searchable words (only common words)."
+        return out
+    base = tq if tq is not None else dq
+    restrict = []
+    if under:
+        restrict.append(ConstantScoreQuery(Term("anc", under), 0.0))
+    if level is not None:
+        restrict.append(ConstantScoreQuery(Term("depth", str(level)), 0.0))
+    cand = out.candidates
+
+    def take(hits, via):
+        for h in hits:
+            c = cand.get(h.docnum)
+            if c is None:
+                cand[h.docnum] = Candidate(float(h.score), via)
+            elif c.via != via:
+                c.via = "both"
+
+    flat = run_scoped(s, base, restrict, scopes, FLAT_LIMIT)
+    take(flat, "flat")
+    out.reads = flat.scored_length()
+    if dq is not None and tq is not None:
+        dated = run_scoped(s, tq, restrict + [ConstantScoreQuery(dq, 0.0)], scopes, FLAT_LIMIT)
+        take(dated, "flat")
+        for h in dated:
+            cand[h.docnum].date = True
+        out.reads += dated.scored_length()
+        # memories of that time that share no word with the question still count, below the others
+        only_date = run_scoped(s, dq, restrict, scopes, FLAT_LIMIT // 2)
+        for h in only_date:
+            if h.docnum not in cand:
+                cand[h.docnum] = Candidate(DATE_ONLY * float(h.score), "flat", date=True)
+        out.reads += only_date.scored_length()
+    elif dq is not None:
+        for c in cand.values():
+            c.date = True
+    level_q = summary_query(pq) if tq is not None else dq
+    out.folder_score, reads = descend(s, level_q, base, scopes, under, cand)
+    out.reads += reads
+    if cq is not None:
+        clq = text_query(cq)
+        if clq is not None:
+            both = run_scoped(s, And([base, clq]), restrict, scopes, FLAT_LIMIT)
+            take(both, "flat")
+            out.reads += both.scored_length()
+            for h in both:
+                cand[h.docnum].clue = True
+    if not cand:
+        out.message = "No memory contains the question's words."
+    return out
+
+
+def descend(s, q, memory_q, scopes, start: str, cand: dict[int, Candidate]) -> tuple[dict[str, float], int]:
+    """Walk the tree from `start`: rank the child folders by their summaries, keep a beam, go
+    down; then read the memories of every folder reached with one query. Summaries are few, so
+    each level is cheap; the memories of the path are ranked once, not at every level."""
+    sum_scopes = {"mem": "sum", "arc": "arcsum"}
+    kinds = tuple(sum_scopes[x] for x in scopes)
+    frontier = [start]
+    folder_score: dict[str, float] = {}
+    reached: set[str] = {start}
+    reads = 0
+    for _ in range(MAX_DEPTH):
+        if not frontier or q is None:
+            break
+        par = Term("parent", frontier[0]) if len(frontier) == 1 else Or([Term("parent", f) for f in frontier])
+        # only summaries have summary fields: mask the other kind of summary, require nothing more
+        other = [Term("scope", k) for k in ("sum", "arcsum") if k not in kinds]
+        hits = s.search(And([q, ConstantScoreQuery(par, 0.0)]), limit=LEVEL_LIMIT, mask=other[0] if other else None)
+        reads += hits.scored_length()
+        subs = sorted(((float(h.score), h["folder"]) for h in hits), reverse=True)
+        if not subs:
+            break
+        best = subs[0][0] or 1.0
+        frontier = []
+        for sc, f in subs[:BEAM]:
+            if sc < 0.3 * best:
+                break
+            folder_score[f] = max(folder_score.get(f, 0.0), sc / best)
+            frontier.append(f)
+            reached.add(f)
+    par = Or([Term("parent", f) for f in sorted(reached)]) if len(reached) > 1 else Term("parent", start)
+    hits = run_scoped(s, memory_q, [ConstantScoreQuery(par, 0.0)], scopes, LEVEL_LIMIT * 2)
+    reads += hits.scored_length()
+    for h in hits:
+        c = cand.get(h.docnum)
+        if c is None:
+            cand[h.docnum] = Candidate(float(h.score), "descent")
+        elif c.via == "flat":
+            c.via = "both"
+    return folder_score, reads
