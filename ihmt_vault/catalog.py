@@ -11,12 +11,12 @@ import json
 import sqlite3
 from pathlib import Path
 
-from .notes import Memory
+from .notes import Memory, digest_of
 from .timeline import Fact, slot
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 _COLUMNS = ("path", "id", "folder", "title", "type", "status", "date", "created", "pinned", "tags",
-            "supersedes", "superseded_by", "source", "first_line", "keywords", "mtime_ns", "size")
+            "supersedes", "superseded_by", "source", "first_line", "keywords", "mtime_ns", "size", "digest")
 _JSON = {"tags", "supersedes", "superseded_by", "keywords"}
 
 
@@ -42,8 +42,9 @@ class Catalog:
                 path TEXT PRIMARY KEY, id TEXT, folder TEXT, title TEXT, type TEXT, status TEXT,
                 date TEXT, created TEXT, pinned INTEGER, tags TEXT, supersedes TEXT,
                 superseded_by TEXT, source TEXT, first_line TEXT, keywords TEXT,
-                mtime_ns INTEGER, size INTEGER);
+                mtime_ns INTEGER, size INTEGER, digest TEXT);
             CREATE INDEX IF NOT EXISTS memories_id ON memories(id);
+            CREATE INDEX IF NOT EXISTS memories_digest ON memories(digest);
             CREATE INDEX IF NOT EXISTS memories_folder ON memories(folder);
             CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
             CREATE TABLE IF NOT EXISTS facts (
@@ -67,7 +68,7 @@ class Catalog:
             "created": memory.created, "pinned": int(memory.pinned), "tags": memory.tags,
             "supersedes": memory.supersedes, "superseded_by": memory.superseded_by,
             "source": memory.source, "first_line": first_line, "keywords": keywords,
-            "mtime_ns": mtime_ns, "size": size,
+            "mtime_ns": mtime_ns, "size": size, "digest": digest_of(memory.body),
         }
         row = [json.dumps(values[c], ensure_ascii=False) if c in _JSON else values[c] for c in _COLUMNS]
         self.db.execute(f"INSERT OR REPLACE INTO memories ({','.join(_COLUMNS)}) "
@@ -132,6 +133,10 @@ class Catalog:
 
     def by_id(self, id: str) -> list[Row]:
         return self._rows("WHERE id = ?", (id,))
+
+    def by_digest(self, digest: str) -> list[Row]:
+        """Memories (not archived) whose text, normalised, is this one's: the same memory again."""
+        return self._rows("WHERE digest = ? AND status != 'archived'", (digest,))
 
     def by_path(self, path: str) -> Row | None:
         rows = self._rows("WHERE path = ?", (path,))

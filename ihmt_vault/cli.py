@@ -218,10 +218,12 @@ def conflicts(v, as_json):
 
 
 @command(main)
-@click.option("--source", help="Who is undoing.")
-def undo(v, as_json, source):
-    """Revert the last operation with a new commit (history is never rewritten)."""
-    r = v.undo(source=source)
+@click.option("--source", help="Who is undoing (default: the vault's default_source); their last operation is undone.")
+@click.option("--force", is_flag=True, help="Undo even another agent's operation, or one whose files changed since.")
+@click.option("--commit", "commit", metavar="SHA", help="Undo this operation (a commit of the vault).")
+def undo(v, as_json, source, force, commit):
+    """Revert your last operation with a new commit; run again to step further back (history is never rewritten)."""
+    r = v.undo(source=source, force=force, commit=commit)
     _emit(as_json, r.to_dict(), lambda: out.print(f"reverted {r.reverted[:10]} {r.subject}", markup=False))
 
 

@@ -11,6 +11,8 @@ Findings, by kind:
 - duplicate-id  two files with one id: the later one gets a new id
 - outside-tree  a memory at the vault root or deeper than max_depth: moved into the tree
 - dangling      supersedes/superseded_by naming an id that is not in the vault: reported
+- cycle         memories that supersede each other (a ↔ b): the newer one (by date) stays the
+                correction, the reverse link is removed
 - one-sided     a correction recorded on one side only (e.g. `status: outdated` + `superseded_by`
                 set by hand in Obsidian): the other side gets its link, as a save with `replaces` does
 - stale-summary an index.md that differs from what its folder generates: regenerated
@@ -71,6 +73,9 @@ def examine(e: Engine) -> list[Problem]:
                 problems.append(Problem("dangling", row.path, f"refers to id {ref}, which is not in the vault",
                                         repairable=False))
     by_id = {r.id: r for r in e.catalog.all() if r.id}
+    for loop in supersession_cycles(by_id):
+        problems.append(Problem("cycle", by_id[loop[0]].path,
+                                f"memories {', '.join(loop)} each supersede another of them in a loop"))
     for row in by_id.values():
         for newer in row.superseded_by:
             if newer in by_id and row.id not in by_id[newer].supersedes:
@@ -130,7 +135,7 @@ def fix(e: Engine, problems: list[Problem]) -> None:
                 tx.edit(m, {k: fill[k] for k in m.missing})
             elif p.kind == "duplicate-id":
                 tx.edit(e.read(p.path), {"id": notes.new_id()})
-        _link_corrections(e, tx)
+        _link_corrections(e, tx, skip=_break_cycles(e, tx))
         for p in problems:
             if p.kind == "outside-tree" and (e.root / p.path).exists():
                 m = e.read(p.path)
@@ -139,13 +144,58 @@ def fix(e: Engine, problems: list[Problem]) -> None:
                 else:
                     dest = "/".join(m.folder.split("/")[: e.config.max_depth])
                 tx.move(p.path, dest)
-        if kinds & {"stale-summary", "missing-keys", "duplicate-id", "outside-tree", "uncommitted", "one-sided"}:
+        if kinds & {"stale-summary", "missing-keys", "duplicate-id", "outside-tree", "uncommitted", "one-sided",
+                     "cycle"}:
             tx.folders.update(e.layout.all_folders())
 
 
-def _link_corrections(e: Engine, tx) -> None:
-    """Complete one-sided corrections: both memories of a correction name each other."""
+def supersession_cycles(by_id: dict) -> list[list[str]]:
+    """Loops of memories each claiming to supersede the next (a → b → a), each loop once."""
+    loops, state = [], {}   # state: 1 = on the current path, 2 = done
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in by_id[node].supersedes:
+            if nxt not in by_id:
+                continue
+            if state.get(nxt) == 1:
+                loops.append(path[path.index(nxt):] + [node] if nxt in path else [nxt, node])
+            elif nxt not in state:
+                visit(nxt, path + [node])
+        state[node] = 2
+
+    for start in sorted(by_id):
+        if start not in state:
+            visit(start, [])
+    return [sorted(set(loop)) for loop in loops]
+
+
+def _break_cycles(e: Engine, tx) -> set[str]:
+    """In a loop of corrections the newest memory (by date) stays the correction: the others no
+    longer claim to supersede it, and it is current. Returns the ids of the loops' members."""
     by_id = {r.id: r for r in e.catalog.all() if r.id}
+    members: set[str] = set()
+    for loop in supersession_cycles(by_id):
+        members.update(loop)
+        newest = max(loop, key=lambda i: (by_id[i].date or "", by_id[i].created or "", i))
+        for other in loop:
+            if other != newest and newest in by_id[other].supersedes:
+                m = e.read(by_id[other].path)
+                rest = [i for i in m.supersedes if i != newest]
+                tx.edit(m, {"supersedes": rest} if rest else {}, remove=() if rest else ("supersedes",))
+            if other != newest and other in by_id[newest].supersedes:
+                tx.mark_outdated(e.read(by_id[other].path), newest)
+        n = e.read(by_id[newest].path)
+        by = [i for i in n.superseded_by if i not in loop]
+        tx.edit(n, {"status": "active" if not by else n.status, **({"superseded_by": by} if by else {})},
+                remove=() if by else ("superseded_by",))
+    return members
+
+
+def _link_corrections(e: Engine, tx, skip: set[str] = frozenset()) -> None:
+    """Complete one-sided corrections: both memories of a correction name each other (the
+    members of a loop just broken, `skip`, are left as `_break_cycles` made them)."""
+    by_id = {r.id: r for r in e.catalog.all() if r.id and r.id not in skip}
     for row in list(by_id.values()):
         for newer in row.superseded_by:
             n = by_id.get(newer)

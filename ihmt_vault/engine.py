@@ -318,7 +318,7 @@ class Engine:
     @contextmanager
     def transaction(self, op: str, subject: str, trailers: list[tuple[str, str]] = (), agent: str | None = None):
         """Run one operation as one commit (see the module docstring); yields the `Transaction`."""
-        with self.lock.held():
+        with self.lock.held(what=op or "init"):
             self.recover()
             tx = Transaction(self, op, subject, list(trailers), agent or self.config.default_source)
             yield tx
@@ -335,6 +335,8 @@ class Engine:
             return []
         if entry is None:
             return []
+        if entry.op == "import" and not self._committed(entry.paths):
+            self._roll_back(entry.paths)  # an import is all of its memories or none: run it again
         tx = Transaction(self, entry.op, entry.subject, [("Recovered", "true")], entry.agent, journal=False)
         tx.paths.update(entry.paths)
         tx.folders.update(tree.folder_of(p) for p in entry.paths if self.layout.is_memory_path(p))
@@ -344,6 +346,28 @@ class Engine:
             self.journal.set_aside()
             return []
         return entry.paths
+
+
+    def _committed(self, paths: list[str]) -> bool:
+        """Whether every one of these files is as HEAD has it (the operation's commit landed)."""
+        for rel in paths:
+            file = self.layout.abs(rel)
+            try:
+                now = notes.read_exact(file) if file.exists() else None
+            except (OSError, UnicodeDecodeError):
+                return False
+            if now != self.repo.show("HEAD", rel):
+                return False
+        return True
+
+    def _roll_back(self, paths: list[str]) -> None:
+        """Put these files back as HEAD has them (new ones removed)."""
+        for rel in paths:
+            before = self.repo.show("HEAD", rel)
+            if before is None:
+                self.layout.abs(rel).unlink(missing_ok=True)
+            else:
+                notes.write_atomic(self.layout.abs(rel), before)
 
 
 @dataclass

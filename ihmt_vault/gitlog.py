@@ -20,10 +20,9 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import git as gitpython
 
 ZERO = "0" * 40
 SUMMARY_DRIVER = "ihmt-summary"   # generated summaries never conflict: either side, then regenerated
@@ -114,7 +113,7 @@ class Repo:
         self.git_dir = Path(self.run("rev-parse", "--absolute-git-dir").strip())
         self._private_index = self.git_dir / "ihmt-index"
         self._env = {**os.environ, **_identity_env()}
-        self._reader: gitpython.Repo | None = None   # opened on the first read of old content
+        self._reader = None   # a GitPython Repo, opened on the first read of old content
 
     def close(self) -> None:
         """Reap GitPython's `cat-file` children (one `Repo` per process, closed on shutdown)."""
@@ -198,21 +197,38 @@ class Repo:
                 marker.write_text(f"{head} {tree}")
                 # Already committed (say, by a run killed before its last step): the person's index
                 # may still lag behind HEAD for these paths.
-                self.run("update-index", "--add", "--remove", "-z", "--stdin", input=stdin)
+                self._stage_in_persons_index(stdin)
                 return None
             parents = (["-p", head] if head else []) + (["-p", merge_parent] if merge_parent else [])
             new = self.run("commit-tree", tree, *parents, "-F", "-", input=msg, env=env).strip()
+            # The person's index takes these paths *before* HEAD moves: a `git commit` of theirs
+            # then either holds index.lock (we wait, and it lands first) or starts after and
+            # includes our files — it can never build a tree without them on top of our commit.
+            self._stage_in_persons_index(stdin)
             moved = subprocess.run(["git", "update-ref", "-m", f"ihmt: {msg.splitlines()[0]}", "HEAD", new,
                                     head or ZERO], cwd=self.top, capture_output=True, text=True, env=self._env)
             if moved.returncode == 0:
                 marker.write_text(f"{new} {tree}")
-                # Keep the person's index in step for these paths only, so `git status` stays clean.
-                self.run("update-index", "--add", "--remove", "-z", "--stdin", input=stdin)
                 if merge_parent:
                     self.run("merge", "--quit", check=False)   # MERGE_HEAD & co: the merge is committed
                 return new
             marker.unlink(missing_ok=True)  # someone else committed: mirror their HEAD and retry
         raise GitError("HEAD kept moving while committing; try again")
+
+    def _stage_in_persons_index(self, stdin: str, wait: float = 15.0) -> None:
+        """Update the person's own index for these paths only (so `git status` stays clean), waiting
+        while a git command of theirs holds `index.lock`."""
+        deadline = time.monotonic() + wait
+        while True:
+            r = subprocess.run(["git", "update-index", "--add", "--remove", "-z", "--stdin"], cwd=self.top,
+                               input=stdin, capture_output=True, text=True, env=self._env)
+            if r.returncode == 0:
+                return
+            locked = (self.git_dir / "index.lock").exists() or "index.lock" in r.stderr
+            if not locked or time.monotonic() > deadline:
+                raise GitError(f"git update-index failed: {r.stderr.strip()}"
+                               + ("; if no git command is running, delete .git/index.lock" if locked else ""))
+            time.sleep(0.05)
 
     # -- reading ----------------------------------------------------------------------------------
     def log(self, vault_path: str | None = None, follow: bool = False, max_count: int | None = None,
@@ -234,6 +250,16 @@ class Repo:
             commits.append(Commit(sha, date, author, body.split("\n", 1)[0], parse_trailers(body), paths))
         return commits
 
+    def changed_between(self, a: str, b: str, vault_paths: list[str]) -> list[str]:
+        """Which of these vault paths differ between two commits."""
+        if not vault_paths:
+            return []
+        out = self.run("diff", "--name-only", "-z", a, b, "--", *[self.repo_path(p) for p in vault_paths])
+        return [p for n in out.split("\0") if n and (p := self.vault_path(n))]
+
+    def is_merge(self, sha: str) -> bool:
+        return len(self.run("rev-list", "--parents", "-n", "1", sha).split()) > 2
+
     def patch(self, sha: str, vault_path: str, old_path: str | None = None) -> str:
         """What a commit changed in one file (followed from `old_path` if it moved), as a unified diff."""
         paths = {self.repo_path(vault_path), self.repo_path(old_path or vault_path)}
@@ -241,6 +267,7 @@ class Repo:
 
     def show(self, rev: str, vault_path: str) -> str | None:
         """A file's text at a revision, byte for byte (no newline translation), or None."""
+        import git as gitpython  # ≈ 25 ms to import: only what reads old content pays for it
         if self._reader is None:
             self._reader = gitpython.Repo(self.top)
         try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from . import gitlog, notes
+from . import gitlog, notes, tree
 from .draft import check_date
 from .engine import Engine
 from .errors import BadInput, NotFound
@@ -49,29 +49,65 @@ def changes(e: Engine, limit: int = 50) -> list[Change]:
                    ids=c.trailers.get("Memory-Id", [])) for c in e.repo.log(max_count=limit)]
 
 
-def undo(e: Engine, source: str | None = None) -> UndoReport:
-    with e.transaction("edit", "undo", [("Memory-Op", "edit")], source) as tx:
-        last = e.repo.log(max_count=1)
-        head = e.repo.head()
-        if not last or last[0].sha != head:
-            raise BadInput("the last commit of this repository is not a vault operation; use git revert")
-        c = last[0]
-        if "Memory-Op" not in c.trailers and not c.subject.startswith(_OWN_SUBJECTS):
-            raise BadInput(f"the last commit ({c.sha[:10]} {c.subject!r}) was not made by ihmt; use git revert")
-        if c.subject.startswith("init:"):
-            raise BadInput("nothing to undo: the last commit created the vault")
-        dirty = [p for p in c.paths if e.repo.show("HEAD", p) != _text_or_none(e, p)]
+def undo(e: Engine, source: str | None = None, force: bool = False, commit: str | None = None) -> UndoReport:
+    """Revert the caller's own last operation (by its `Agent:`), or the one `commit` names, with a
+    new commit. A second undo steps further back (operations already undone are skipped); another
+    agent's operation, or files changed since by someone else, are refused unless `force`."""
+    agent = source or e.config.default_source
+    with e.transaction("edit", "undo", [("Memory-Op", "edit")], agent) as tx:
+        target = _undo_target(e, agent, force, commit)
+        # Summaries are regenerated from the memories: only the other files are reverted.
+        paths = [p for p in target.paths if not p.endswith(tree.INDEX)]
+        dirty = [p for p in paths if e.repo.show("HEAD", p) != _text_or_none(e, p)]
         if dirty:
             raise BadInput(f"{dirty[0]}: has changes since the last operation; commit or discard them first")
-        for p in c.paths:
-            before = e.repo.show(f"{c.sha}^", p)
+        later = e.repo.changed_between(target.sha, "HEAD", paths)
+        if later and not force:
+            raise BadInput(f"{later[0]}: changed again after {target.sha[:10]} ({target.subject!r}); undoing it "
+                           f"would lose that change; use --force to undo it anyway")
+        tx.folders.update(tree.folder_of(p) for p in target.paths)
+        for p in paths:
+            before = e.repo.show(f"{target.sha}^", p)
             if before is None:
                 tx.remove(p)
             else:
                 tx.write(p, before)
-        tx.subject = f"undo: {c.subject}"
-        tx.trailers += [("Memory-Id", i) for i in c.trailers.get("Memory-Id", [])] + [("Reverts", c.sha)]
-    return UndoReport(c.sha, c.subject, tx.commit)
+        tx.subject = f"undo: {target.subject}"
+        tx.trailers += [("Memory-Id", i) for i in target.trailers.get("Memory-Id", [])] + [("Reverts", target.sha)]
+    return UndoReport(target.sha, target.subject, tx.commit)
+
+
+def _undo_target(e: Engine, agent: str, force: bool, commit: str | None) -> gitlog.Commit:
+    log = e.repo.log(max_count=500)
+    undone = {sha for c in log for sha in c.trailers.get("Reverts", [])}
+    for c in log:
+        if commit and not c.sha.startswith(commit.strip().lower()):
+            continue
+        if c.sha in undone or c.subject.startswith("undo:"):
+            if commit:
+                raise BadInput(f"{c.sha[:10]}: is an undo, or was undone already; nothing to undo")
+            continue
+        if "Memory-Op" not in c.trailers and not c.subject.startswith(_OWN_SUBJECTS):
+            if commit:
+                raise BadInput(f"{c.sha[:10]} ({c.subject!r}) was not made by ihmt; use git revert")
+            continue  # a person's own commit: not ours to undo
+        if c.subject.startswith("init:"):
+            break
+        if c.op == "merge" or e.repo.is_merge(c.sha):
+            if commit or force or c.agent == agent:
+                raise BadInput(f"{c.sha[:10]} is a sync merge; undoing it would drop the other machine's changes "
+                               f"(use git revert -m 1 if you must)")
+            continue
+        if c.agent == agent or commit or force:
+            return c
+    if commit:
+        raise BadInput(f"{commit}: no such operation in this vault's recent history")
+    last = next((c for c in log if "Memory-Op" in c.trailers and c.sha not in undone
+                 and not c.subject.startswith(("undo:", "init:"))), None)
+    if last is not None:
+        raise BadInput(f"nothing of {agent}'s to undo; the last operation ({last.sha[:10]} {last.subject!r}) was "
+                       f"made by {last.agent}: undo it with --force, or name it with --commit")
+    raise BadInput("nothing to undo")
 
 
 def purge(e: Engine, m: Memory, confirm: Callable[[int], bool] | None, source: str | None) -> ForgetReport:

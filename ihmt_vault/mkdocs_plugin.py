@@ -11,11 +11,17 @@
 `on_page_markdown` turns wikilinks into links and front matter into a header with badges; `on_nav`
 puts the generated Timeline and Recent changes after the topics. Loaded by mkdocs only (never by
 the storage modules). The work itself is in `site.py`.
+
+Memory text is untrusted. Material puts `page.title`, `page.meta.*` and nav titles into its HTML as
+they are, so they are set here to escaped text (`on_page_markdown`, `on_nav`) and a page's front
+matter reaches the theme only as title, tags and status; `on_page_content` runs the sanitiser
+(`site.sanitize`) over each page's HTML and reduces table-of-contents titles to text.
 """
 from __future__ import annotations
 
 import logging
 import os
+import posixpath
 from pathlib import Path
 
 from mkdocs.config import config_options as c
@@ -108,7 +114,14 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
             items[:] = head + [i for i in rest if getattr(i, "children", None)] + \
                 [i for i in rest if not getattr(i, "children", None)]
 
+        def escape(items):       # section titles come from summaries and folder names: text, not HTML
+            for item in items:
+                if getattr(item, "children", None):
+                    item.title = site.plain(item.title or "")
+                    escape(item.children)
+
         order(nav.items)
+        escape(nav.items)
         generated = self.source.generated
         last = sorted((i for i in nav.items if getattr(getattr(i, "file", None), "src_uri", None) in generated),
                       key=lambda i: generated.index(i.file.src_uri))
@@ -131,15 +144,40 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
         links = self.source.links
         markdown, broken = site.rewrite_links(markdown, src, links, self._slugify)
         entry = links.entries.get(src)
+        # The theme reads page.meta (description, template, icon, hide, redirect location...) and prints
+        # most of it raw: a memory's front matter is kept out, but for an escaped title, tags and status.
+        meta = page.meta
+        if entry is not None:
+            title = entry.title
+        elif posixpath.basename(src) == "index.md" and posixpath.dirname(src) in self.source.titles:
+            title = self.source.titles[posixpath.dirname(src)]      # a summary: as written in the vault
+        else:
+            title = str(meta.get("title") or "")                    # our generated pages
+        page.meta = {"title": site.plain(title)} if title else {}
         if entry is not None:     # summaries quote first lines: their links are reported on the memory's page
             for b in broken:
                 log.info(f"ihmt: broken wikilink [[{b['target']}]] in {b['page']}")
             self.broken += broken
-            if not page.meta.get("title"):
-                page.meta["title"] = entry.title
-            page.meta["status"] = "pinned" if entry.pinned and entry.status == "active" else entry.status
+            status = "pinned" if entry.pinned and entry.status == "active" else entry.status
+            page.meta["status"] = status if status in (*site.NAV_STATUS, "active") else "active"
+            if entry.tags:       # Material's search indexes them (and shows them as HTML)
+                page.meta["tags"] = [site.plain(t) for t in entry.tags]
             markdown = site.page_header(entry, links) + markdown
         return markdown
+
+    def on_page_content(self, html, page, config, files):
+        if not self.source.raw_html:
+            html = site.sanitize(html)
+
+        def toc(items):          # a heading's title (with data-toc-label, any text) is HTML in the theme
+            for item in items:
+                item.title = site.html_text(item.title or "")
+                toc(item.children)
+
+        toc(page.toc)
+        if "title" not in page.meta and page.title:     # a title mkdocs took from the rendered <h1>
+            page.meta["title"] = site.html_text(page.title)
+        return html
 
     def on_post_build(self, config):
         if self.broken:

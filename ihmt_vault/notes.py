@@ -11,17 +11,19 @@ Errors: a file whose front matter is not a YAML mapping, or that is not UTF-8 te
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import hashlib
 import io
 import os
 import re
 import secrets
 import threading
 import time
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
-from markdown_it import MarkdownIt
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
@@ -75,14 +77,17 @@ def slugify(text: str, max_len: int = 60) -> str:
     return slug
 
 
-_MD = MarkdownIt("commonmark")
+@functools.lru_cache(maxsize=1)
+def _markdown():
+    from markdown_it import MarkdownIt  # imported when first needed: the CLI starts faster
+    return MarkdownIt("commonmark")
 
 
 def title_from_body(body: str, fallback: str) -> str:
     """The first heading, else the first line of the first paragraph, shortened to a title (read
     with markdown-it: a code fence or an HTML block is not a title)."""
     head = body.lstrip()[:4000]
-    for token in _MD.parse(head):
+    for token in _markdown().parse(head):
         if token.type == "inline" and token.content.strip():
             line = token.content.strip().splitlines()[0]
             return shorten(line, 80) or fallback
@@ -100,6 +105,13 @@ def shorten(text: str, limit: int) -> str:
     if " " in cut[limit // 2:]:
         cut = cut[: cut.rindex(" ")]
     return cut.rstrip(",.;:") + "…"
+
+
+def digest_of(body: str) -> str:
+    """A memory's identity by content: its text with Unicode form, case and whitespace normalised
+    (an identical save, a re-run import, the same note typed again)."""
+    norm = " ".join(unicodedata.normalize("NFKC", body).casefold().split())
+    return hashlib.sha256(norm.encode("utf-8")).hexdigest()[:32]
 
 
 def first_line(body: str) -> str:
@@ -212,6 +224,8 @@ def parse(text: str, path: str) -> Memory:
             meta = {}
         if not isinstance(meta, dict):
             raise BrokenFile(path, "front matter is not a mapping of keys to values")
+    if isinstance(meta.get("id"), (list, dict)):   # `id: [a, b]`: not one identity; doctor gives a new one
+        meta = {**meta, "id": ""}
     missing = tuple(k for k in ("id", "title", "created") if not meta.get(k))
     stem = path.rpartition("/")[2].removesuffix(".md")
     status = str(meta.get("status") or "active").lower()
@@ -354,8 +368,12 @@ def now_timestamp() -> str:
     return dt.datetime.now(dt.timezone.utc).replace(microsecond=0, tzinfo=None).isoformat() + "Z"
 
 
-def write_atomic(file: Path, text: str) -> None:
-    """Write via a temporary sibling and rename: a crash leaves the old file or the new, never half."""
+def write_atomic(file: Path, text: str, expected: bytes | None = None) -> bool:
+    """Write via a temporary sibling and rename: a crash leaves the old file or the new, never half.
+
+    With `expected` (the bytes the new text was computed from), a compare-and-swap: when the file
+    changed in the meantime (a person saved it), nothing is written and False is returned, so the
+    caller re-reads and applies its change to the new content."""
     file.parent.mkdir(parents=True, exist_ok=True)
     # A short temporary name: a 250-character file name plus a suffix would pass the OS's limit.
     tmp = file.with_name(f".{file.name[:80]}.{os.getpid()}.ihmt-tmp")
@@ -363,4 +381,13 @@ def write_atomic(file: Path, text: str) -> None:
     # the failure we guard; after a power loss `doctor --repair` reconciles files and commits.
     with open(tmp, "w", encoding="utf-8", newline="") as f:
         f.write(text)
+    if expected is not None:
+        try:
+            now = file.read_bytes()
+        except OSError:
+            now = None
+        if now != expected:
+            tmp.unlink(missing_ok=True)
+            return False
     os.replace(tmp, file)
+    return True

@@ -11,7 +11,7 @@ import datetime as dt
 from pathlib import Path
 from typing import Iterable
 
-from . import timeline, tree
+from . import notes, timeline, tree
 from .draft import Draft, check_facts, draft
 from .engine import Engine, Progress, facts_of
 from .errors import BadInput
@@ -68,26 +68,49 @@ def save_many(e: Engine, items: list[dict], source: str | None = None, progress:
     if len(ids) != len(set(ids)):
         raise BadInput("two items carry the same id; ids must be unique")
     agent = source or e.config.default_source
+    e.refresh()
     with e.transaction("import", f"import: {len(drafts)} memories", [], agent) as tx:
-        for i in ids:
-            if e.catalog.by_id(i):
-                raise BadInput(f"id {i} is already in the vault; leave id out to get a new one")
+        # Content identity: what the vault already holds (a re-run import), or what this batch holds
+        # twice, is saved once: `same[n]` is the vault id, or the batch position, it is the same as.
+        same: dict[int, str | int] = {}
+        first: dict[str, int] = {}
+        todo: list[tuple[int, Draft]] = []
         for n, d in enumerate(drafts):
+            digest = notes.digest_of(d.text)
+            held = next((r.id for r in e.catalog.by_digest(digest)), None)
+            if held and (not d.id or d.id == held):
+                same[n] = held
+            elif digest in first and not d.id:
+                same[n] = first[digest]
+            else:
+                if d.id and e.catalog.by_id(d.id):
+                    raise BadInput(f"id {d.id} is already in the vault; leave id out to get a new one")
+                first.setdefault(digest, n)
+                todo.append((n, d))
+        for n, d in todo:
             for old in d.supersedes:
                 if old == d.id:
                     raise BadInput(f"item {n + 1}: supersedes itself ({old}); a memory cannot correct itself")
                 if old not in ids and not e.catalog.by_id(old):
                     raise BadInput(f"item {n + 1}: supersedes {old}, which is neither in the vault nor in this import")
-        created = tx.create(drafts, progress)
+        drafts = [d for _, d in todo]
+        created = tx.create(drafts, progress) if drafts else []
         in_batch = {m.id: m for m in created}
         for m in created:  # corrections within the import, or of memories already in the vault
             for old in m.supersedes:
                 tx.mark_outdated(e.read(in_batch[old].path) if old in in_batch else e.get(old), m.id)
+        tx.subject = f"import: {len(created)} {'memory' if len(created) == 1 else 'memories'}" + (
+            f" ({len(same)} already there)" if same else "")
         tx.trailers += [("Memory-Op", "import"), ("Memory-Count", str(len(created)))]
         tx.trailers += [("Memory-Id", m.id) for m in created]
         tx.split_crowded({m.folder for m in created})
     where = {m.id: m.path for m, _ in tx.known.values()}
-    return [m if where.get(m.id) == m.path else e.get(m.id) for m in created]
+    made = {n: (m if where.get(m.id) == m.path else e.get(m.id)) for (n, _), m in zip(todo, created)}
+    out = []
+    for n in range(len(items)):
+        ref = same.get(n, n)
+        out.append(made[ref] if isinstance(ref, int) else e.get(ref))
+    return out
 
 
 def import_file(e: Engine, path: Path, format: str = "jsonl", source: str | None = None,

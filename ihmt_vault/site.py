@@ -14,7 +14,17 @@ A front end: it reads the vault through `Vault` and never writes into the vault'
   the project's own (Material, `navigation.indexes` + `navigation.prune`, search), or the vault's own
   `mkdocs.yml` inherited, with the `ihmt` plugin added when it lacks it.
 
-Published: every memory except `private: true` ones and, unless `with_archive`, those under `archive/`.
+Published: every memory except private ones and, unless `with_archive`, those under `archive/`. A memory
+is private when its front matter says so (`private:`, any case, true/yes/on/1) or when a folder above it
+holds the marker file `.private` (an archived memory keeps the marker of the folder it came from). Files
+other than memories are published only when they are regular files inside the vault (never a symlink)
+of a media type, not private, and either referenced by a published memory (Markdown link or image, HTML
+src/href, `[[file]]` or `![[file]]`) or kept in the top-level `attachments/` folder.
+
+Memory text is untrusted (agents copy it from web pages and logs): every title, tag, date and line quoted
+from a memory is escaped where it is placed, each page's HTML is sanitised with nh3 against an allow-list
+(`sanitize`), and a page's front matter reaches the theme only as an escaped title, tags and our status.
+A vault setting `site_raw_html = true` turns off the sanitiser only (for a person's own, offline site).
 mkdocs is an optional extra (`ihmt-vault[site]`): nothing here imports it at module level.
 """
 from __future__ import annotations
@@ -25,11 +35,13 @@ import os
 import posixpath
 import re
 import shutil
+import stat
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import yaml
 
@@ -42,9 +54,17 @@ DEFAULT_OUT = ".ihmt/cache/site"           # where `ihmt site build` writes with
 INSTALL_HINT = "pip install 'ihmt-vault[site]'"
 CSS = "_ihmt/site.css"
 TIMELINE, CHANGES = "timeline.md", "recent-changes.md"
+# Files a memory may reference and have published (media and plain data, nothing the browser runs) ...
 ASSET_EXTS = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".avif", ".bmp", ".ico", ".pdf",
-              ".mp3", ".mp4", ".webm", ".ogg", ".wav", ".csv", ".txt", ".css", ".js"}
+              ".mp3", ".mp4", ".webm", ".ogg", ".wav", ".csv", ".txt"}
+# ... and the folder published whole, where a person keeps attachments (Obsidian's usual name) and the
+# stylesheets or scripts their own mkdocs.yml names. Not `assets/`: that is the theme's folder in the
+# built site, and a vault file there would replace Material's own JavaScript on every page.
+ATTACHMENTS = "attachments"
+ATTACHMENT_EXTS = ASSET_EXTS | {".css", ".js"}
+PRIVATE_MARKER = ".private"      # an empty file: everything in its folder and below is private
 CHANGES_SHOWN = 100
+log = logging.getLogger("mkdocs.plugins.ihmt")     # captured by build_site() like mkdocs' own warnings
 
 # The configuration every vault's site gets (and the root mkdocs.yml repeats for the sample vault).
 THEME = {"name": "material", "font": False,   # system fonts: no request to Google Fonts, works offline
@@ -101,6 +121,49 @@ def _truthy(value) -> bool:
     return bool(value)
 
 
+def private_meta(meta: dict) -> bool:
+    """`private:` in any case (`Private`, `PRIVATE`) with a truthy value (true/yes/on/1, YAML's or a string)."""
+    return any(isinstance(k, str) and k.strip().lower() == "private" and _truthy(val) for k, val in meta.items())
+
+
+def under_private(path: str, private_dirs: set[str]) -> bool:
+    """Whether vault path `path` lies in a folder marked private (`''` is the vault's root). An archived
+    memory keeps its folder's mark: `archive/a/b/x.md` is private when `a/.private` exists."""
+    if not private_dirs:
+        return False
+    folders = tree.parents(path.rpartition("/")[0])
+    if path.split("/")[0] == tree.ARCHIVE:
+        folders += tree.parents(path.partition("/")[2].rpartition("/")[0])
+    return any(f in private_dirs for f in folders)
+
+
+def safe_file(root: Path, rel: str, dirs: dict[str, bool] | None = None) -> Path | None:
+    """The file at vault path `rel` if it may be published: a regular file inside the vault, reached
+    through no symlink and no hidden folder (.git, .ihmt, .obsidian); else None. With no `..` and no
+    symlinked part below the root, the file cannot resolve outside the vault. `dirs` caches the
+    folders already checked (one build)."""
+    parts = rel.split("/")
+    if any(p in ("", ".", "..") or p.startswith(".") for p in parts):
+        return None
+    dirs = {} if dirs is None else dirs
+    base = str(root)
+    for i in range(1, len(parts) + 1):
+        sub = "/".join(parts[:i])
+        ok = dirs.get(sub) if i < len(parts) else None
+        if ok is None:
+            try:
+                mode = os.lstat(os.path.join(base, sub)).st_mode
+            except OSError:
+                return None
+            # a link to /etc/passwd, or to a folder outside the vault, is never followed
+            ok = stat.S_ISDIR(mode) if i < len(parts) else stat.S_ISREG(mode)
+            if i < len(parts):
+                dirs[sub] = ok
+        if not ok:
+            return None
+    return root / rel
+
+
 def _key(text: str) -> str:
     return " ".join(str(text).casefold().split())
 
@@ -108,11 +171,14 @@ def _key(text: str) -> str:
 class Links:
     """Finds what a wikilink names: a path, an id, a file name, a title or an alias (in that order)."""
 
-    def __init__(self, entries: list[Entry], folders: dict[str, str], assets: set[str]):
+    def __init__(self, entries: list[Entry], folders: dict[str, str], assets: set[str],
+                 private_dirs: set[str] = frozenset()):
         self.entries = {e.path: e for e in entries}
         self.by_id = {e.id: e for e in entries if e.id}
         self.folders = folders          # published folders (each has an index.md page) -> their titles
         self.assets = assets
+        self.asset_names = _by_name(assets)
+        self.private_dirs = private_dirs
         self._names: dict[str, dict[str, list[Entry]]] = {"stem": defaultdict(list), "title": defaultdict(list),
                                                            "alias": defaultdict(list)}
         for e in entries:
@@ -143,6 +209,9 @@ class Links:
                 return p
             if (p in self.folders and p) or (p == "." and not base):
                 return "index.md" if p == "." else f"{p}/index.md"
+        file = find_file(t, here, self.assets, self.asset_names)   # `![[image.png]]` by name, like Obsidian
+        if file:
+            return file
         if t in self.by_id:
             return self.by_id[t]
         full, last = _key(t), _key(t.rpartition("/")[2])     # a title may hold a '/'; a file name cannot
@@ -152,6 +221,31 @@ class Links:
                 # Like Obsidian: the one nearest the page (same folder, then the shortest path).
                 return min(found, key=lambda e: (e.folder != here_dir, bool(e.hidden), e.path.count("/"), e.path))
         return None
+
+
+def _by_name(files) -> dict[str, list[str]]:
+    names: dict[str, list[str]] = defaultdict(list)
+    for f in files:
+        names[posixpath.basename(f).casefold()].append(f)
+    return names
+
+
+def find_file(target: str, here: str, files: set[str], by_name: dict[str, list[str]]) -> str | None:
+    """The file (not a memory) a link from page `here` names, among `files`: a path relative to the page,
+    then to the vault's root, then (Obsidian's shortest form) a file name or the end of a path, nearest first."""
+    t = target.strip().replace("\\", "/").lstrip("/")
+    if not t or not posixpath.splitext(t)[1]:
+        return None
+    here_dir = posixpath.dirname(here)
+    for p in (posixpath.normpath(posixpath.join(here_dir, t)), posixpath.normpath(t)):
+        if p in files:
+            return p
+    tail = t.casefold()
+    found = [f for f in by_name.get(posixpath.basename(tail), ()) if f.casefold() == tail
+             or f.casefold().endswith("/" + tail)]
+    if found:
+        return min(found, key=lambda f: (posixpath.dirname(f) != here_dir, f.count("/"), f))
+    return None
 
 
 @dataclass
@@ -168,6 +262,7 @@ class Source:
     sections: int
     excluded: dict[str, int]
     written: int
+    raw_html: bool = False      # the vault's `site_raw_html`: pages are not sanitised
 
 
 # --- Markdown helpers ----------------------------------------------------------------------------
@@ -175,6 +270,94 @@ def md_text(text: str) -> str:
     """Plain text made safe inside Markdown (link labels, list items)."""
     text = html.escape(str(text), quote=False)
     return re.sub(r"([\\`*_\[\]{}|])", r"\\\1", text)
+
+
+def plain(text) -> str:
+    """A memory's value (title, tag) where the theme puts it as HTML: nav entries, <title>, search index."""
+    return html.escape(str(text), quote=False)
+
+
+def _safe_line(line: str) -> str:
+    """A line quoted from a memory into generated Markdown (a summary's first lines): its Markdown
+    formatting and wikilinks are kept, its raw HTML shows as text (code spans are left as they are)."""
+    def escape(chunk: str) -> str:      # wikilinks are left whole: rewrite_links escapes their labels itself
+        out, pos = [], 0
+        for m in _WIKILINK.finditer(chunk):
+            out += [html.escape(chunk[pos:m.start()], quote=False), m.group(0)]
+            pos = m.end()
+        return "".join(out) + html.escape(chunk[pos:], quote=False)
+
+    return _outside_code(line, escape)
+
+
+# --- the sanitiser -------------------------------------------------------------------------------
+# What a page's HTML may hold: what Python-Markdown, the extensions Material documents (admonitions,
+# details, footnotes, tables, task lists, tabs, highlighting, emoji as inline SVG, abbreviations, math)
+# and our own header, badges and links produce; nothing that runs script, loads a frame or an object,
+# submits a form, restyles the page or rewrites its base URL. Everything else is dropped: a tag outside
+# the list loses its markup (its text stays), <script> and <style> lose their content too.
+SAFE_TAGS = {
+    "a", "abbr", "b", "bdi", "bdo", "blockquote", "br", "caption", "cite", "code", "col", "colgroup", "dd",
+    "del", "details", "dfn", "div", "dl", "dt", "em", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5",
+    "h6", "hr", "i", "img", "input", "ins", "kbd", "label", "li", "mark", "ol", "p", "path", "pre", "q", "rp",
+    "rt", "ruby", "s", "samp", "small", "span", "strong", "sub", "summary", "sup", "svg", "table", "tbody",
+    "td", "tfoot", "th", "thead", "time", "tr", "u", "ul", "var", "wbr"}
+SAFE_ATTRIBUTES = {
+    "*": {"id", "class", "title", "lang", "dir"},
+    "a": {"href", "name"},                          # name: Pygments' line anchors
+    "img": {"src", "alt", "width", "height", "loading"},
+    "th": {"align", "colspan", "rowspan", "style"}, "td": {"align", "colspan", "rowspan", "style"},
+    "col": {"span"}, "colgroup": {"span"},
+    "ol": {"start", "type"}, "li": {"value"},
+    "blockquote": {"cite"}, "q": {"cite"}, "del": {"cite", "datetime"}, "ins": {"cite", "datetime"},
+    "time": {"datetime"}, "details": {"open"},
+    "input": {"checked", "disabled", "name"},       # task lists (checkbox), content tabs (radio)
+    "label": {"for"},
+    "span": {"data-linenos"}, "div": {"data-tabs"},  # Pygments' line numbers, content tabs
+    "svg": {"xmlns", "viewBox", "width", "height", "fill"}, "path": {"d", "fill"},   # emoji/icon shapes
+}
+SAFE_VALUES = {"input": {"type": {"checkbox", "radio"}}}
+SAFE_SCHEMES = {"http", "https", "mailto"}          # relative links and #anchors always pass
+_CLASS = re.compile(r"[A-Za-z_][\w-]*\Z")
+_THEME_CLASSES = {"md-button", "md-button--primary"}  # Material's documented button classes
+_THEME_IDS = ("__tabbed_", "__codelineno-")             # ids pymdownx generates itself
+
+
+def _attribute_filter(tag: str, attr: str, value: str) -> str | None:
+    if attr == "class":
+        # Material's own `md-*` classes (drawers, dialogs, the header) would let a memory dress up as the
+        # site's interface; a class is otherwise only style.
+        kept = [c for c in value.split() if _CLASS.match(c) and (not c.startswith("md-") or c in _THEME_CLASSES)]
+        return " ".join(kept) or None
+    if attr in ("id", "name", "for") and value.startswith("__") and not value.startswith(_THEME_IDS):
+        # Material reads its configuration from `#__config` and finds its drawer, search and palette by
+        # `__` ids: an element of a memory's with such an id would shadow them (DOM clobbering).
+        return None
+    return value
+
+
+@lru_cache(maxsize=1)
+def _cleaner():
+    import nh3
+    options = dict(tags=SAFE_TAGS, clean_content_tags={"script", "style"}, attributes=SAFE_ATTRIBUTES,
+                   attribute_filter=_attribute_filter, tag_attribute_values=SAFE_VALUES, url_schemes=SAFE_SCHEMES,
+                   filter_style_properties={"text-align"},   # table column alignment; no other CSS
+                   link_rel=None,          # no target= is allowed, so no rel=noopener is needed
+                   strip_comments=True)
+    if hasattr(nh3, "Cleaner"):     # nh3 >= 0.3: the allow-list is compiled once
+        return nh3.Cleaner(**options).clean
+    return lambda text: nh3.clean(text, **options)
+
+
+def sanitize(page_html: str) -> str:
+    """A page's rendered HTML with everything outside the allow-list removed (nh3, Rust's ammonia)."""
+    return _cleaner()(page_html)
+
+
+def html_text(fragment: str) -> str:
+    """An HTML fragment reduced to its text, still escaped: a heading's title in the table of contents."""
+    import nh3
+    return nh3.clean(fragment, tags=set(), clean_content_tags={"script", "style"})
 
 
 def href(target: str, here: str) -> str:
@@ -287,8 +470,10 @@ def page_header(e: Entry, links: Links) -> str:
     if e.pinned:
         badges.append('<span class="ihmt-badge ihmt-pinned" title="Pinned: a core memory, it never decays">'
                       '📌 pinned</span>')
-    meta = " · ".join(html.escape(x) for x in (e.date, e.type, e.status) if x)
-    tags = " ".join(f'<span class="ihmt-tag">#{html.escape(t)}</span>' for t in e.tags)
+    # md_text, not only html.escape: the header is Markdown (md_in_html), where `[x](javascript:...)` in a
+    # tag would otherwise become a link.
+    meta = " · ".join(md_text(x) for x in (e.date, e.type, e.status) if x)
+    tags = " ".join(f'<span class="ihmt-tag">#{md_text(t)}</span>' for t in e.tags)
     lines = [" ".join(badges)] if badges else []
     lines.append(" ".join(x for x in (f'<span class="ihmt-meta">{meta}</span>' if meta else "", tags) if x))
     old = [o for o in (links.published(i) for i in e.supersedes) if o]
@@ -309,7 +494,7 @@ def timeline_page(v: Vault, links: Links, here: str = TIMELINE) -> str:
             if not m or not e.valid_from:
                 continue
             was = f" (was {md_text(shown_before)})" if shown_before is not None and shown_before != e.value else ""
-            until = f", until {e.valid_to}" if e.valid_to else ""
+            until = f", until {md_text(e.valid_to)}" if e.valid_to else ""
             events.append((e.valid_from, 1, f"**{md_text(t.subject)}** {md_text(t.attribute)}: "
                                             f"{md_text(e.value)}{was}{until} — [{md_text(m.title)}]({href(m.path, here)})"))
             shown_before = e.value
@@ -327,8 +512,8 @@ def timeline_page(v: Vault, links: Links, here: str = TIMELINE) -> str:
     for date, _, text in sorted(events, key=lambda x: (x[0], -x[1], x[2]), reverse=True):
         if date[:4] != year:
             year = date[:4]
-            lines += ["", f"## {year}", ""]
-        lines.append(f"- {date} · {text}")
+            lines += ["", f"## {md_text(year)}", ""]
+        lines.append(f"- {md_text(date)} · {text}")
     return "\n".join(lines) + "\n"
 
 
@@ -345,7 +530,8 @@ def changes_page(v: Vault, links: Links, here: str = CHANGES, limit: int = CHANG
         entries = [links.entries.get(p) for p in paths]
         subject = c.subject
         if any(e is not None and e.hidden == "private" for e in entries) or set(c.ids) & private_ids or \
-                _key(subject.partition(": ")[2]) in private_titles:
+                _key(subject.partition(": ")[2]) in private_titles or \
+                any(under_private(p, links.private_dirs) for p in paths):   # a change in a private folder
             subject, entries = "a private memory", []
         what = md_text(subject)
         shown = [e for e in entries if e is not None and not e.hidden]
@@ -399,11 +585,16 @@ def _summary_title(file: Path) -> str | None:
     return str(meta["title"]) if isinstance(meta, dict) and meta.get("title") else None
 
 
-def _entries(v: Vault, with_archive: bool) -> tuple[list[Entry], list[dict]]:
-    entries, rows = [], []
+def _entries(v: Vault, with_archive: bool, private_dirs: set[str]) -> tuple[list[Entry], list[dict], dict[str, str]]:
+    """Every memory as an Entry, the catalog rows of the published ones, and their bodies (by path)."""
+    entries, rows, bodies, dirs = [], [], {}, {}
     for r in v.memories():
-        meta = v.get(r["path"]).meta
-        hidden = "private" if _truthy(meta.get("private")) else ""
+        m = v.get(r["path"])
+        meta = m.meta
+        # A memory reached through a symlinked folder (or not a regular file) is withheld like a private one.
+        private = private_meta(meta) or under_private(r["path"], private_dirs) or \
+            safe_file(v.root, r["path"], dirs) is None
+        hidden = "private" if private else ""
         if not hidden and not with_archive and r["folder"].split("/")[0] == tree.ARCHIVE:
             hidden = "archived"
         aliases = meta.get("aliases") or []
@@ -415,7 +606,15 @@ def _entries(v: Vault, with_archive: bool) -> tuple[list[Entry], list[dict]]:
         entries.append(e)
         if not hidden:
             rows.append(r)
-    return entries, rows
+            bodies[r["path"]] = m.body
+    return entries, rows, bodies
+
+
+def _quoted(r: dict) -> dict:
+    """A catalog row as a summary may quote it: title and keywords (tags among them) as text, the first
+    line as Markdown without live HTML. `tree.render_summary` writes what it is given into Markdown."""
+    return {**r, "title": md_text(r["title"]), "first_line": _safe_line(r.get("first_line") or ""),
+            "keywords": [md_text(k) for k in r.get("keywords") or []], "date": md_text(r.get("date") or "")}
 
 
 def _summaries(v: Vault, rows: list[dict], links_by_id) -> tuple[dict[str, str], dict[str, str]]:
@@ -434,26 +633,98 @@ def _summaries(v: Vault, rows: list[dict], links_by_id) -> tuple[dict[str, str],
     pages, titles = {}, {}
     for folder in sorted(folders, key=lambda f: (-tree.depth(f), f)):   # deepest first: children are ready
         index = f"{folder}/{tree.INDEX}" if folder else tree.INDEX
+        own = safe_file(v.root, index) if folder else None
         title = v.config.title if not folder else \
-            (_summary_title(v.root / index) or tree.humanize(folder.rpartition("/")[2]))
+            ((_summary_title(own) if own else None) or tree.humanize(folder.rpartition("/")[2]))
         subs = [infos[k] for k in sorted(kids[folder]) if k in infos]
-        text, info = tree.render_summary(folder, title, by_folder.get(folder, []), subs, links_by_id)
+        text, info = tree.render_summary(folder, md_text(title), by_folder.get(folder, []), subs, links_by_id)
         infos[folder] = info
         pages[index] = text
-        titles[folder] = title
+        titles[folder] = title          # as written: the plugin escapes it for the navigation
     return pages, titles
 
 
-def _assets(root: Path, with_archive: bool, skip: set[Path]) -> dict[str, Path]:
-    found = {}
-    for dirpath, dirnames, filenames in os.walk(root):
+def _scan(root: Path, with_archive: bool, skip: set[Path]) -> tuple[set[str], dict[str, Path]]:
+    """The folders marked private, and every file that may be published: regular files of a media type
+    (or anything of ATTACHMENT_EXTS under attachments/), outside hidden folders, private folders, skipped
+    folders, and archive/ unless `with_archive`. Symlinks are never followed nor listed."""
+    private: set[str] = set()
+    found: dict[str, Path] = {}
+    dirs: dict[str, bool] = {}
+    for dirpath, dirnames, filenames in os.walk(root):      # os.walk does not descend into symlinked folders
         here = Path(dirpath)
+        rel = here.relative_to(root).as_posix()
+        rel = "" if rel == "." else rel
+        if PRIVATE_MARKER in filenames or PRIVATE_MARKER in dirnames:
+            private.add(rel)
+            dirnames[:] = []            # nothing below is published: no need to look
+            continue
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and (here / d) not in skip
                              and not (here == root and d == tree.ARCHIVE and not with_archive))
+        attached = rel.split("/")[0] == ATTACHMENTS
         for name in filenames:
-            if not name.startswith(".") and os.path.splitext(name)[1].lower() in ASSET_EXTS:
-                file = here / name
-                found[file.relative_to(root).as_posix()] = file
+            ext = os.path.splitext(name)[1].lower()
+            if name.startswith(".") or ext not in (ATTACHMENT_EXTS if attached else ASSET_EXTS):
+                continue
+            path = f"{rel}/{name}" if rel else name
+            file = safe_file(root, path, dirs)
+            if file is not None:
+                found[path] = file
+    # archive/ is walked before the folders its memories came from: their marks apply there too.
+    return private, {p: f for p, f in found.items() if not under_private(p, private)}
+
+
+_ACTIVE_SVG = re.compile(r"<script|<foreignobject|<iframe|<embed|<object|<handler|\bon[a-z]+\s*=|javascript:|"
+                         r"data:text/html|<!entity", re.I)
+
+
+def _active_svg(file: Path, rel: str) -> bool:
+    """An SVG opened by itself runs its scripts on the site's origin: such a file is not published."""
+    try:
+        text = html.unescape(file.read_bytes().decode("utf-8", "replace"))
+    except OSError:
+        return True
+    if _ACTIVE_SVG.search(re.sub(r"\s+", " ", text)):
+        log.warning(f"ihmt: {rel} is not published: an SVG with scripts, event handlers or javascript: links")
+        return True
+    return False
+
+
+_REF_MD = re.compile(r"\]\(\s*(?:<([^<>\n]+)>|([^()\s]+))")                  # [label](target), ![alt](target)
+_REF_DEF = re.compile(r"^ {0,3}\[[^\]\n]+\]:\s*<?([^\s<>]+)>?", re.M)              # [label]: target
+_REF_HTML = re.compile(r"""\b(?:src|href)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))""", re.I)
+_REF_WIKI = re.compile(r"\[\[([^\[\]\n|#]+)")                                       # [[file]], ![[file]]
+_SCHEME = re.compile(r"[A-Za-z][\w+.-]*:")
+
+
+def _referenced(body: str, here: str, files: set[str], by_name: dict[str, list[str]]) -> set[str]:
+    """The files among `files` that a memory's body links to or embeds (outside code), as mkdocs and the
+    wikilink rewriting resolve them."""
+    found: set[str] = set()
+    here_dir = posixpath.dirname(here)
+
+    def markdown_target(t: str):
+        t = unquote(t.strip().split("#")[0].split("?")[0])
+        if not t or t.startswith("/") or _SCHEME.match(t):
+            return
+        p = posixpath.normpath(posixpath.join(here_dir, t))
+        if p in files:                    # relative to the page, as mkdocs resolves it; never above the vault
+            found.add(p)
+
+    def scan(chunk: str) -> str:
+        for m in _REF_MD.finditer(chunk):
+            markdown_target(m.group(1) or m.group(2))
+        for m in _REF_DEF.finditer(chunk):
+            markdown_target(m.group(1))
+        for m in _REF_HTML.finditer(chunk):
+            markdown_target(html.unescape(next(g for g in m.groups() if g is not None)))
+        for m in _REF_WIKI.finditer(chunk):
+            f = find_file(m.group(1), here, files, by_name)
+            if f:
+                found.add(f)
+        return chunk
+
+    _outside_code(body, scan)
     return found
 
 
@@ -492,16 +763,23 @@ def _sync(dest: Path, files: dict[str, bytes | Path]) -> int:
 def prepare(v: Vault, docs: Path | None = None, with_archive: bool = False, skip: tuple[Path, ...] = ()) -> Source:
     """Fill the staging docs folder for vault `v` (default `<vault>/.ihmt/cache/site-src/docs`)."""
     docs = Path(docs) if docs else v.root / SOURCE_DIR / "docs"
-    entries, rows = _entries(v, with_archive)
+    private_dirs, candidates = _scan(v.root, with_archive, {Path(s).resolve() for s in skip})
+    entries, rows, bodies = _entries(v, with_archive, private_dirs)
     published = [e for e in entries if not e.hidden]
     files: dict[str, bytes | Path] = {e.path: v.root / e.path for e in published}
-    by_id = {r["id"]: r for r in rows}
-    summaries, titles = _summaries(v, rows, by_id.get)
+    quoted = [_quoted(r) for r in rows]
+    by_id = {r["id"]: r for r in quoted}
+    summaries, titles = _summaries(v, quoted, by_id.get)
     files.update((p, t.encode()) for p, t in summaries.items())
-    assets = _assets(v.root, with_archive, {Path(s).resolve() for s in skip})
-    for rel, file in assets.items():
-        files.setdefault(rel, file)
-    links = Links(entries, titles, set(assets))
+    # Files: what the published memories reference, and the attachments folder.
+    names, known = _by_name(candidates), set(candidates)
+    assets = {p for p in candidates if p.split("/")[0] == ATTACHMENTS}
+    for path, body in bodies.items():
+        assets |= _referenced(body, path, known, names)
+    assets = {p for p in assets if not (p.lower().endswith(".svg") and _active_svg(candidates[p], p))}
+    for rel in sorted(assets):
+        files.setdefault(rel, candidates[rel])     # a media file never shares a memory's or summary's path
+    links = Links(entries, titles, assets, private_dirs)
     top = {p.split("/")[0] for p in files}
     generated = []
     for name, render in ((TIMELINE, timeline_page), (CHANGES, changes_page)):
@@ -515,7 +793,7 @@ def prepare(v: Vault, docs: Path | None = None, with_archive: bool = False, skip
     return Source(vault=v.root, docs=docs, title=v.config.title, links=links, generated=generated, titles=titles,
                   published=len(published), sections=len(summaries),
                   excluded={k: sum(1 for e in entries if e.hidden == k) for k in ("private", "archived")},
-                  written=written)
+                  written=written, raw_html=bool(getattr(v.config, "site_raw_html", False)))
 
 
 # --- a folder of notes that is not a vault (the repository's sample) ------------------------------
@@ -573,7 +851,10 @@ def write_config(v: Vault, with_archive: bool = False) -> Path:
         cfg = {"INHERIT": str(own), "docs_dir": "docs",
                "plugins": [p for p in plugins if _plugin_name(p) != "ihmt"] + [ours]}
     else:
-        cfg = {"site_name": v.config.title, "docs_dir": "docs", "theme": THEME, "plugins": ["search", ours],
+        # The theme puts site_name into HTML as it is (text and attributes); `&` is left alone since
+        # Material escapes the name again in a tooltip.
+        name = v.config.title.replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+        cfg = {"site_name": name, "docs_dir": "docs", "theme": THEME, "plugins": ["search", ours],
                "markdown_extensions": MARKDOWN_EXTENSIONS}
     file = src / "mkdocs.yml"
     text = "# Generated by `ihmt site` for this vault; edits are overwritten (add a mkdocs.yml to the vault instead).\n" \

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from . import gitlog, notes, tree
 from .draft import Draft
-from .errors import BadInput, VaultError
+from .errors import BadInput, BrokenFile, VaultError
 from .notes import Memory
 
 if TYPE_CHECKING:  # the engine creates transactions; this only names its type
@@ -49,12 +49,13 @@ class Transaction:
             self.e.journal.record(rel, self.op, self.subject, self.agent)
         self.paths.add(rel)
 
-    def write(self, rel: str, text: str) -> None:
+    def write(self, rel: str, text: str, expected: bytes | None = None) -> bool:
+        """Write a file (journalled first); with `expected`, only if it still holds those bytes."""
         self._record(rel)
         self.known.pop(rel, None)  # rewritten: parse it again when needed
-        notes.write_atomic(self.e.layout.abs(rel), text)
         if self.e.layout.is_memory_path(rel):
             self.folders.add(tree.folder_of(rel))
+        return notes.write_atomic(self.e.layout.abs(rel), text, expected)
 
     def remove(self, rel: str) -> None:
         self._record(rel)
@@ -75,8 +76,19 @@ class Transaction:
         return dest
 
     def edit(self, m: Memory, changes: dict, remove: tuple[str, ...] = ()) -> None:
-        text = notes.read_exact(self.e.layout.abs(m.path))
-        self.write(m.path, notes.update_front_matter(text, changes, remove, path=m.path))
+        """Change front-matter keys of a memory file as it is *now*: a compare-and-swap, so a
+        person's edit that lands between our read and our write is re-read and kept."""
+        file = self.e.layout.abs(m.path)
+        for _attempt in range(20):
+            before = file.read_bytes()
+            try:
+                text = before.decode("utf-8")
+            except UnicodeDecodeError:
+                raise BrokenFile(m.path, "is not UTF-8 text", "re-save it as UTF-8") from None
+            new = notes.update_front_matter(text, changes, remove, path=m.path)
+            if self.write(m.path, new, expected=before):
+                return
+        raise VaultError(f"{m.path}: keeps changing while ihmt updates it; try again in a moment")
 
     def mark_outdated(self, old: Memory, new_id: str) -> None:
         by = old.superseded_by + ([new_id] if new_id not in old.superseded_by else [])

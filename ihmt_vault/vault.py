@@ -231,9 +231,11 @@ class Vault:
         """Bring an archived memory back to the folder it was archived from, status active."""
         return lifecycle.restore(self.engine, id_or_path, source)
 
-    def undo(self, source: str | None = None) -> UndoReport:
-        """Revert the last operation with a new commit (history is never rewritten)."""
-        return history_mod.undo(self.engine, source)
+    def undo(self, source: str | None = None, force: bool = False, commit: str | None = None) -> UndoReport:
+        """Revert the caller's own last operation (or the one `commit` names) with a new commit; a
+        second undo steps further back. Another agent's operation needs `force`. History is never
+        rewritten."""
+        return history_mod.undo(self.engine, source, force, commit)
 
     def forget(self, id_or_path: str, purge: bool = False, confirm: Callable[[int], bool] | None = None,
                source: str | None = None) -> ForgetReport:

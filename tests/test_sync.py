@@ -108,7 +108,7 @@ def test_a_hand_commit_of_broken_front_matter_or_a_secret_is_refused_by_the_hook
     r = subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qm", "by hand"],
                        cwd=vault.root, capture_output=True, text=True)
     assert r.returncode == 1
-    assert "error: notes/key.md: contains what looks like an AWS access key; remove it before committing" in r.stderr
+    assert "error: notes/key.md: contains what looks like an AWS access key (detect-secrets: AWSKeyDetector); remove it before committing" in r.stderr
     assert commits(vault.root) == ["init: Memory"]
     (vault.root / "notes/key.md").write_text("The deploy key is in 1Password.\n")
     git(vault.root, "add", "notes/key.md")

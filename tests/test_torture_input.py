@@ -286,23 +286,25 @@ def test_save_many_ids_with_paths_in_them_are_refused(filled):
 
 
 # -- secrets ---------------------------------------------------------------------------------------
+# Realistic random values: documentation's own examples (AKIAIOSFODNN7EXAMPLE, T00000000/B00000000/XXXX)
+# are prose about keys and must be saved (tests/test_sensitive.py).
 SECRETS = {
-    "AWS access key id": "the key is AKIAIOSFODNN7EXAMPLE for the backup user",
-    "AWS secret key (config line)": "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-    "AWS secret key (env)": "export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "AWS access key id": "the key is AKIAUJZDE8GXD6NCF10E for the backup user",
+    "AWS secret key (config line)": "aws_secret_access_key = El2hpChYgCfrL1spNxnyVmihA+2O76UMFxFkM+R5",
+    "AWS secret key (env)": "export AWS_SECRET_ACCESS_KEY=El2hpChYgCfrL1spNxnyVmihA+2O76UMFxFkM+R5",
     "private key block": "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----",
     "OpenSSH private key": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----",
     "GCP service account": '{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\nMIIE"}',
     "GitHub token": "token ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
     "GitLab token": "glpat-AbCdEfGh1jKlMnOpQrSt is the CI token",
     "Slack bot token": "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
-    "Slack webhook": "post to https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+    "Slack webhook": "post to https://hooks.slack.com/services/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",
     "Stripe live key": "sk_live_51HxYzAbCdEfGhIjKlMnOpQrStUv",
     "OpenAI key": "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
     "Google API key": "AIzaSyA-1234567890abcdefghijklmnopqrstu",
     "JWT": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
     "npm token": "//registry.npmjs.org/:_authToken=npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
-    "PyPI token": "pypi-AgEIcHlwaS5vcmcCJDAwMDAwMDAwLTAwMDAtMDAwMC0wMDAwLTAwMDAwMDAwMDAwMAACKlsz",
+    "PyPI token": "pypi-AgEIcHlwaS5vcmcc7Tvo_hBKqFYY_kv5ZJr3J1TWDtkwtDDb-xHKas1VOqg6YYZYn9ZhyiA4uoRgnatmUdjAW",
     "database URL with password": "prod is postgres://admin:Sup3rS3cret!@db.example.com:5432/prod",
     "Azure storage key": "DefaultEndpointsProtocol=https;AccountName=foo;AccountKey=AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
                          "AbCdEfGhIjKlMnOpQrStUvWxYz01234567==;EndpointSuffix=core.windows.net",
