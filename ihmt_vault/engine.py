@@ -55,7 +55,7 @@ class Engine:
         self.config = config
         self.layout = Layout(root)
         self.repo = gitlog.Repo(root)
-        self.lock = VaultLock(root / ".ihmt" / "vault.lock", config.lock_timeout)
+        self.lock = VaultLock(root / ".ihmt" / "vault.lock", config.lock_timeout, root / CACHE / "lock-holder.json")
         self.catalog = Catalog(root / CACHE / "catalog.sqlite")
         self.journal = Journal(root / CACHE / "journal.jsonl")
         self.freshness = Freshness(self.layout, self.catalog, self.repo)

@@ -169,7 +169,7 @@ class Repo:
         """
         paths = {self.repo_path(p) for p in vault_paths}
         if merge_parent:  # everything the merge brought, in and out of the vault, is in the merge commit
-            paths.update(n for n in self.run("diff", "--name-only", "-z", "--cached", "HEAD").split("\0") if n)
+            paths.update(n for n in self.run("diff", "--name-only", "--no-renames", "-z", "--cached", "HEAD").split("\0") if n)
         paths = sorted(paths)
         if not paths:
             return None
@@ -254,7 +254,7 @@ class Repo:
         """Which of these vault paths differ between two commits."""
         if not vault_paths:
             return []
-        out = self.run("diff", "--name-only", "-z", a, b, "--", *[self.repo_path(p) for p in vault_paths])
+        out = self.run("diff", "--name-only", "--no-renames", "-z", a, b, "--", *[self.repo_path(p) for p in vault_paths])
         return [p for n in out.split("\0") if n and (p := self.vault_path(n))]
 
     def is_merge(self, sha: str) -> bool:
@@ -395,7 +395,7 @@ class Repo:
 
     def merge_changes(self) -> list[str]:
         """Vault paths the merge in progress changes (staged against HEAD)."""
-        names = self.run("diff", "--name-only", "-z", "--cached", "HEAD").split("\0")
+        names = self.run("diff", "--name-only", "--no-renames", "-z", "--cached", "HEAD").split("\0")
         return [p for n in names if n and (p := self.vault_path(n))]
 
     def unmerged(self) -> list[str]:

@@ -6,7 +6,7 @@ the lock file itself stays (deleting it would let two writers in).
 
 Waiting: a writer queued behind a live holder gets through, however many writers are ahead of
 it — an agent's save that fails is a memory lost. The holder records who it is (pid, host, since,
-what) in `vault.lock.holder`; `lock_timeout` bounds how long *one holder* may keep the lock, not
+what) in a small file under the cache; `lock_timeout` bounds how long *one holder* may keep the lock, not
 how long a writer waits in the queue. Only a holder that keeps it longer (stuck) makes a waiter
 give up, with a `LockTimeout` naming that process.
 """
@@ -27,10 +27,10 @@ _STEP = 0.25   # how long one attempt waits before looking at who holds the lock
 
 
 class VaultLock:
-    def __init__(self, path: Path, timeout: float):
+    def __init__(self, path: Path, timeout: float, holder_file: Path | None = None):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self.holder_file = path.with_name(path.name + ".holder")
+        self.holder_file = holder_file or path.with_name(path.name + ".holder")
         self.timeout = timeout
         self._lock = FileLock(str(path), thread_local=False)
         self._depth = 0
@@ -84,6 +84,7 @@ class VaultLock:
         info = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.time(), "what": what}
         tmp = self.holder_file.with_name(f".{self.holder_file.name}.{os.getpid()}")
         try:
+            tmp.parent.mkdir(parents=True, exist_ok=True)
             tmp.write_text(json.dumps(info), encoding="utf-8")
             os.replace(tmp, self.holder_file)
         except OSError:  # the record helps waiters explain a wait; the lock itself is the flock

@@ -107,9 +107,41 @@ def _pull(e: Engine, upstream: str, ahead: int, report: SyncReport, agent: str) 
         tx.paths.update(changed)
         tx.folders.update(tree.folder_of(p) for p in changed)
         tx.folders.add("")
+        _settle(e, tx, [p for p in changed if e.layout.is_memory_path(p) and e.layout.abs(p).is_file()])
         tx.merge_parent = theirs
         tx.body = "\n".join(report.conflicts)
     report.merge_commit = tx.commit or e.repo.head()
+
+
+def _settle(e: Engine, tx: Transaction, merged: list[str]) -> None:
+    """What two clean halves can still leave inconsistent, mended in the merge itself: a memory
+    archived on one machine and edited or pinned on the other comes back (an edit is a use, and a
+    core memory never sinks); a correction made on both machines is recorded on both sides."""
+    e.refresh(force=True)  # the catalog knows the merged files' ids
+    for rel in merged:
+        try:
+            m = e.read(rel)
+        except VaultError:
+            continue
+        copies = [r.path for r in e.catalog.by_id(m.id)] if m.id else []
+        live = [p for p in copies if p.split("/")[0] != tree.ARCHIVE]
+        if len(live) == 1 and len(copies) > 1:
+            # archived on one machine, edited in place on the other: the edit (a use) keeps it live
+            for p in copies:
+                if p != live[0] and e.layout.abs(p).is_file():
+                    tx.remove(p)
+            if rel != live[0]:
+                continue
+        if m.pinned and m.folder.split("/")[0] == tree.ARCHIVE:
+            tx.edit(m, {"status": "outdated" if m.superseded_by else "active"})
+            tx.move(rel, m.folder.partition("/")[2] or "restored")
+            continue
+        for old in m.supersedes:
+            rows = e.catalog.by_id(old)
+            if rows and e.layout.abs(rows[0].path).is_file():
+                o = e.read(rows[0].path)
+                if m.id not in o.superseded_by or o.status == "active":
+                    tx.mark_outdated(o, m.id)
 
 
 def _resolve(e: Engine, tx: Transaction, rel: str) -> list[str]:
@@ -125,6 +157,10 @@ def _resolve(e: Engine, tx: Transaction, rel: str) -> list[str]:
     if ours is None or theirs is None:  # edited on one side, deleted on the other: the edit stays
         tx.write(rel, ours if ours is not None else theirs)
         return [f"{rel}: deleted on one side and edited on the other; the edited memory is kept."]
+    merged = merge_memory(e.repo.conflict_side(1, rel), ours, theirs, rel)
+    if merged is not None:  # the two sides changed different keys, or lists both grew: no copy needed
+        tx.write(rel, merged)
+        return []
     tx.write(rel, ours)
     mine = notes.parse(ours, rel)
     other = notes.parse(theirs, rel)
@@ -138,3 +174,44 @@ def _resolve(e: Engine, tx: Transaction, rel: str) -> list[str]:
         changes["conflict_of"] = mine.id
     tx.write(copy_rel, notes.update_front_matter(theirs, changes, path=copy_rel))
     return [f"{rel}: edited on both machines; this side's text kept, the other side's saved as {copy_rel}."]
+
+
+# What wins when both machines set a key differently: a correction is never undone by a merge, a
+# core memory never sinks.
+_STATUS_RANK = {"active": 0, "archived": 1, "outdated": 2}
+_UNION = {"tags", "supersedes", "superseded_by", "aliases"}
+
+
+def merge_memory(base: str | None, ours: str, theirs: str, rel: str) -> str | None:
+    """A three-way merge of a memory edited on both machines, key by key: a key one side changed
+    takes that side's value; list keys both changed (tags, supersedes, superseded_by) take both
+    values; `status` the stronger (outdated > archived > active); `pinned` true. The body must have
+    changed on one side only. None when the two sides really disagree (then a conflict copy)."""
+    if base is None:
+        return None
+    try:
+        b, o, t = (notes.parse(x, rel) for x in (base, ours, theirs))
+    except VaultError:
+        return None
+    if o.body != t.body and o.body != b.body and t.body != b.body:
+        return None
+    changes, removed = {}, []
+    for key in list(dict.fromkeys([*o.meta, *t.meta])):
+        bv, ov, tv = b.meta.get(key), o.meta.get(key), t.meta.get(key)
+        if ov == tv or tv == bv:
+            continue
+        if ov == bv:
+            if tv is None:
+                removed.append(key)
+            else:
+                changes[key] = tv
+        elif key in _UNION and isinstance(ov, list) and isinstance(tv, list):
+            changes[key] = ov + [x for x in tv if x not in ov]
+        elif key == "status" and {ov, tv} <= set(_STATUS_RANK):
+            changes[key] = max(ov, tv, key=_STATUS_RANK.__getitem__)
+        elif key == "pinned" and isinstance(ov, bool) and isinstance(tv, bool):
+            changes[key] = ov or tv
+        else:
+            return None
+    text = ours if o.body == t.body or t.body == b.body else ours[: len(ours) - len(o.body)] + t.body
+    return notes.update_front_matter(text, changes, tuple(removed), path=rel) if changes or removed else text

@@ -287,3 +287,63 @@ def test_undo_right_after_a_sync_merge_says_it_cannot(tmp_path):
     assert ihmt("sync", "--vault", str(b)).returncode == 0
     r = ihmt("undo", "--vault", str(b), "--source", "sync")
     assert r.returncode == 2 and "is a sync merge; undoing it would drop the other machine's changes" in r.stderr
+
+
+# -- 15. what two machines leave behind after a sync -------------------------------------------------
+def _shared_memory(tmp_path: Path, text: str) -> tuple[Path, Path, str]:
+    a, b = _two_clones(tmp_path)
+    with Vault.open(a) as v:
+        mid = v.save(text, topic="work").id
+    assert ihmt("sync", "--vault", str(a)).returncode == 0
+    assert ihmt("sync", "--vault", str(b)).returncode == 0
+    return a, b, mid
+
+
+def _sync_both(a: Path, b: Path) -> None:
+    for root in (a, b, a):
+        r = ihmt("sync", "--vault", str(root))
+        assert r.returncode == 0, r.stderr
+
+
+def test_both_machines_correcting_one_memory_leave_both_corrections_recorded(tmp_path):
+    a, b, old = _shared_memory(tmp_path, "Production is hosted at Hetzner.")
+    with Vault.open(a) as v:
+        n1 = v.save("Production moved to OVH in March.", topic="work", supersedes=[old]).id
+    with Vault.open(b) as v:
+        n2 = v.save("Production is hosted at OVH, in Gravelines.", topic="work", supersedes=[old]).id
+    _sync_both(a, b)
+    for root in (a, b):
+        with Vault.open(root) as v:
+            o = v.get(old)
+            assert (o.status, sorted(o.superseded_by)) == ("outdated", sorted([n1, n2]))
+            assert not [m for m in v.memories() if "conflict" in m["path"]]
+            assert v.doctor() == []
+
+
+def test_archived_on_one_machine_and_pinned_on_the_other_stays_live_and_pinned(tmp_path):
+    a, b, mid = _shared_memory(tmp_path, "The backup key lives in the office safe.")
+    with Vault.open(a) as v:
+        v.archive(mid)
+    with Vault.open(b) as v:
+        v.pin(mid)
+    _sync_both(a, b)
+    for root in (a, b):
+        with Vault.open(root) as v:
+            m = v.get(mid)
+            assert (m.pinned, m.status, m.folder) == (True, "active", "work")
+            assert v.doctor() == []
+
+
+def test_archived_on_one_machine_and_edited_on_the_other_leaves_no_stale_summary(tmp_path):
+    a, b, mid = _shared_memory(tmp_path, "The VPN uses WireGuard.")
+    with Vault.open(a) as v:
+        v.archive(mid)
+    with Vault.open(b) as v:
+        file = b / v.get(mid).path
+        file.write_text(file.read_text() + "Port 51820.\n")
+        v.reconcile(None)
+    _sync_both(a, b)
+    for root in (a, b):
+        with Vault.open(root) as v:
+            assert v.doctor() == []
+            assert v.get(mid).body.endswith("Port 51820.\n")
