@@ -7,11 +7,11 @@
 from .draft import Draft
 from .errors import BadInput, BrokenFile, LockTimeout, NotAVault, NotFound, SecretRefused, VaultError
 from .notes import Memory
-from .results import (Change, FileChange, ForgetReport, Problem, RebuildReport, ReconcileReport, SyncReport,
+from .results import (Change, FileChange, ForgetReport, ImportReport, Problem, RebuildReport, ReconcileReport, SyncReport,
                       SyncStatus, UndoReport)
 from .vault import Vault
 
 __version__ = "0.1.0"
 __all__ = ["Vault", "Memory", "Draft", "Change", "FileChange", "Problem", "ReconcileReport", "RebuildReport",
-           "UndoReport", "ForgetReport", "SyncReport", "SyncStatus", "VaultError", "BadInput", "BrokenFile",
+           "UndoReport", "ForgetReport", "ImportReport", "SyncReport", "SyncStatus", "VaultError", "BadInput", "BrokenFile",
            "NotFound", "NotAVault", "LockTimeout", "SecretRefused"]

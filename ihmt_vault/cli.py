@@ -130,18 +130,24 @@ def _parse_facts(specs) -> list[dict] | None:
 @click.option("--format", "format_", default="jsonl", show_default=True,
               help="The importer to read FILE with (built-in: jsonl; plugins add more).")
 @click.option("--source", help="Who is importing (default for items without a source).")
-def import_(v, as_json, file, format_, source):
+@click.option("--strict", is_flag=True, help="Refuse the whole import when one item is invalid (default: report it, save the rest).")
+def import_(v, as_json, file, format_, source, strict):
     """Import FILE (JSONL: one memory per line with text, title, topic, date, tags, type, source) as one commit."""
     bar, tick = _progress("importing", not as_json)
     if bar:
         bar.start()
     try:
-        created = v.import_file(file, format=format_, source=source, progress=tick)
+        r = v.import_file(file, format=format_, source=source, progress=tick, strict=strict)
     finally:
         if bar:
             bar.stop()
-    _emit(as_json, {"imported": len(created), "ids": [m.id for m in created]},
-          lambda: out.print(f"imported {len(created)} memories in one commit", markup=False))
+
+    def human():
+        out.print(f"imported {len(r.memories)} memories in one commit", markup=False)
+        for reason in r.refused:
+            err.print(f"refused {reason}", markup=False)
+
+    _emit(as_json, r.to_dict(), human)
 
 
 @command(main)

@@ -51,11 +51,16 @@ def examine(e: Engine) -> list[Problem]:
                 problems.append(Problem("temp-file", rel, "temporary file left by an interrupted write"))
     e.refresh(force=True)
     ids = set()
+    pending = uncommitted(e)
     for rel in sorted(e.layout.scan()):
         try:
             m = e.read(rel)
         except VaultError as err:
             problems.append(Problem("broken", rel, str(err), repairable=False))
+            continue
+        secret = refused(e, rel) if rel in pending else None
+        if secret:  # a person's file with a secret: reported, never touched nor committed by repair
+            problems.append(secret)
             continue
         if m.missing:
             problems.append(Problem("missing-keys", rel, f"front matter lacks {', '.join(m.missing)}"))
@@ -93,12 +98,10 @@ def examine(e: Engine) -> list[Problem]:
             actual = None
         if expected != actual:
             problems.append(Problem("stale-summary", rel, "summary is missing or out of date"))
-    broken = {p.path for p in problems if p.kind == "broken"}
-    for rel in uncommitted(e):
-        if rel in broken:  # a file that cannot be read is never committed by repair
-            continue
-        secret = refused(e, rel) if e.layout.is_memory_path(rel) else None
-        problems.append(secret or Problem("uncommitted", rel, "changed but not committed"))
+    held = {p.path for p in problems if p.kind in ("broken", "secret")}
+    for rel in pending:
+        if rel not in held:  # a file that cannot be read, or holds a secret, is never committed by repair
+            problems.append(Problem("uncommitted", rel, "changed but not committed"))
     return problems
 
 

@@ -41,6 +41,7 @@ from .journal import Journal
 from .layout import Layout
 from .lock import VaultLock
 from .notes import Memory
+from .sensitive import find_secret
 from .transaction import Transaction
 
 CACHE = ".ihmt/cache"
@@ -197,12 +198,15 @@ class Engine:
 
     def catalog_file(self, rel: str, known: tuple[Memory, list[str]] | None = None) -> Memory | None:
         """Parse a file (unless this operation just wrote it: `known`) and put it in the catalog; a
-        broken file is left out (doctor reports it)."""
+        broken file, or one whose text holds a secret, is left out (doctor reports it)."""
         try:
             m = known[0] if known else self.read(rel)
             st = self.layout.abs(rel).stat()
         except (BrokenFile, NotFound, FileNotFoundError):
             self.catalog.delete(rel)
+            return None
+        if not known and find_secret(f"{m.title}\n{' '.join(m.tags)}\n{m.body}"):
+            self.catalog.delete(rel)  # a person's file holding a secret: not indexed, not summarised
             return None
         kws = known[1] if known else tree.keywords(m.title, m.body, m.tags)
         self.catalog.upsert(m, notes.first_line(m.body), kws, st.st_mtime_ns, st.st_size, facts_of(m))

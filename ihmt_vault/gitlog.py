@@ -344,8 +344,9 @@ class Repo:
 
     def configure_summary_merges(self) -> None:
         """Declare the summary merge driver in this clone's config and attributes (not versioned)."""
-        self.run("config", f"merge.{SUMMARY_DRIVER}.name", "IHMT summaries (regenerated after the merge)")
-        self.run("config", f"merge.{SUMMARY_DRIVER}.driver", "true")
+        for key, value in (("name", "IHMT summaries (regenerated after the merge)"), ("driver", "true")):
+            if self.run("config", "--get", f"merge.{SUMMARY_DRIVER}.{key}", check=False).strip() != value:
+                self.run("config", f"merge.{SUMMARY_DRIVER}.{key}", value)  # written once: no config.lock races
         attributes = self.git_dir / "info" / "attributes"
         pattern = f"{self.prefix}/**/index.md" if self.prefix else "index.md"
         line = f"{pattern} merge={SUMMARY_DRIVER}\n"

@@ -30,7 +30,7 @@ class JsonLines:
                 raise BadInput(f"{path}: line {n} is not JSON ({e.msg}); fix that line and import again") from None
             if not isinstance(item, dict):
                 raise BadInput(f"{path}: line {n} is not a JSON object with a 'text' key")
-            items.append(item)
+            items.append({**item, "where": f"line {n}"})
         return items
 
 

@@ -30,7 +30,10 @@ def reconcile(e: Engine, paths: Iterable[str] | None = None, agent: str = "watch
         else:
             tx.subject = "edit: regenerate summaries"
         tx.trailers += [("Memory-Op", tx.op)] + [("Memory-Id", c.id) for c in changes if c.id]
-    return ReconcileReport(changes, problems, tx.commit, sorted(tx.paths))
+    reported = {p.path for p in problems}
+    problems += [secret_problem(rel, kind) for rel, kind in tx.refused if rel not in reported]
+    left_out = {rel for rel, _ in tx.refused}
+    return ReconcileReport([c for c in changes if c.path not in left_out], problems, tx.commit, sorted(tx.paths))
 
 
 def rebuild(e: Engine, progress: Progress | None = None) -> RebuildReport:
@@ -48,8 +51,10 @@ def refused(e: Engine, rel: str) -> Problem | None:
     except (OSError, UnicodeDecodeError):
         return None
     kind = find_secret(text)
-    if kind is None:
-        return None
+    return secret_problem(rel, kind) if kind else None
+
+
+def secret_problem(rel: str, kind: str) -> Problem:
     return Problem("secret", rel, f"{rel}: contains what looks like {kind}; it was not committed nor indexed: "
                                   f"remove it from the file (keep a pointer such as 'in 1Password')", repairable=False)
 

@@ -65,6 +65,15 @@ class ReconcileReport:
 
 
 @dataclass
+class ImportReport:
+    memories: list = field(default_factory=list)   # the Memory saved (or already there) for each item kept
+    refused: list[str] = field(default_factory=list)   # why each left-out item was refused (never its text)
+
+    def to_dict(self) -> dict:
+        return {"imported": len(self.memories), "ids": [m.id for m in self.memories], "refused": self.refused}
+
+
+@dataclass
 class RebuildReport:
     memories: int
     summaries_changed: int

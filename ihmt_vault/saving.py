@@ -16,6 +16,7 @@ from .draft import Draft, check_facts, draft
 from .engine import Engine, Progress, facts_of
 from .errors import BadInput
 from .notes import Memory
+from .results import ImportReport
 
 
 def make_draft(e: Engine, where: str = "", **fields) -> Draft:
@@ -54,16 +55,29 @@ def save(e: Engine, text: str, title=None, topic=None, date=None, tags: Iterable
     return saved
 
 
-def save_many(e: Engine, items: list[dict], source: str | None = None, progress: Progress | None = None) -> list[Memory]:
+def save_many(e: Engine, items: list[dict], source: str | None = None, progress: Progress | None = None,
+              refused: list[str] | None = None) -> list[Memory]:
+    """Save many memories as one commit. Any invalid item refuses the whole batch, unless `refused`
+    is given: then each invalid item is left out and its reason (never its text) appended there."""
     if not items:
         raise BadInput("nothing to save: the list of memories is empty")
-    drafts = []
+    drafts, kept = [], []
     for n, item in enumerate(items):
-        if not isinstance(item, dict):
-            raise BadInput(f"item {n + 1}: is not a memory (give an object with a 'text' key)")
-        fields = {k: item.get(k) for k in ("text", "title", "topic", "date", "tags", "type", "pinned", "supersedes",
-                                           "id", "extra")}
-        drafts.append(make_draft(e, f"item {n + 1}: ", **fields, source=item.get("source") or source))
+        where = f"{item.get('where') or f'item {n + 1}'}: " if isinstance(item, dict) else f"item {n + 1}: "
+        try:
+            if not isinstance(item, dict):
+                raise BadInput(f"{where}is not a memory (give an object with a 'text' key)")
+            fields = {k: item.get(k) for k in ("text", "title", "topic", "date", "tags", "type", "pinned",
+                                               "supersedes", "id", "extra")}
+            drafts.append(make_draft(e, where, **fields, source=item.get("source") or source))
+            kept.append(item)
+        except BadInput as err:
+            if refused is None:
+                raise
+            refused.append(str(err))
+    if not drafts:
+        return []
+    items = kept
     ids = [d.id for d in drafts if d.id]
     if len(ids) != len(set(ids)):
         raise BadInput("two items carry the same id; ids must be unique")
@@ -114,11 +128,15 @@ def save_many(e: Engine, items: list[dict], source: str | None = None, progress:
 
 
 def import_file(e: Engine, path: Path, format: str = "jsonl", source: str | None = None,
-                progress: Progress | None = None) -> list[Memory]:
-    """Another store's memories (read by the importer `format`, a plugin or a built-in), one commit."""
+                progress: Progress | None = None, strict: bool = False) -> ImportReport:
+    """Another store's memories (read by the importer `format`, a plugin or a built-in), one commit;
+    an invalid item (a secret in it, say) is reported and left out, unless `strict` (all or none)."""
     from . import plugins
     importer = plugins.pick("importer", plugins.importers_by_name(), format)
-    return save_many(e, importer.read(Path(path)), source=source, progress=progress)
+    refused: list[str] = []
+    memories = save_many(e, importer.read(Path(path)), source=source, progress=progress,
+                         refused=None if strict else refused)
+    return ImportReport(memories, refused)
 
 
 def split_if_crowded(e: Engine, folders: set[str], agent: str) -> None:

@@ -296,7 +296,9 @@ _OWN_PATTERNS = tuple((kind, re.compile(p), needles, shortest) for kind, p, need
 _SAS_CONTEXT = re.compile(r"[?&;]s[ve]=")
 _BEARER = re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)")
 _BASIC_HEADER = re.compile(r"(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
-_URL_CREDENTIALS = re.compile(r"://([^\s:/?#@]*):([^\s/?#@]+)@[^\s/?#@]")
+# The password may hold `#` or `?` (written unencoded, as people do); a port then a query is no password.
+_URL_CREDENTIALS = re.compile(r"://([^\s:/?#@]*):([^\s/@]+)@[^\s/?#@]")
+_PORT_THEN_QUERY = re.compile(r"\d{1,5}(?:[?#].*)?$")
 _TOKEN_ASSIGNMENT = re.compile(
     r"(?i)(token|passphrase|passcode|credentials?)['\"]?\s*[:=]\s*['\"]?([^\s'\",;]+)")
 _KEY_NAME = re.compile(r"[\w.-]*$")
@@ -436,7 +438,7 @@ def _url_password(text: str) -> str | None:
             return "a password in a URL (detect-secrets: BasicAuthDetector)"
     # detect-secrets stops at RFC 3986 delimiters, so `root:Pa55w0rd!@` gets through it.
     for m in _URL_CREDENTIALS.finditer(text):
-        if not _is_guessable(*m.groups()):
+        if not _is_guessable(*m.groups()) and not _PORT_THEN_QUERY.match(m.group(2)):
             return "a password in a URL"
     return None
 

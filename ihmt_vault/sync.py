@@ -68,10 +68,10 @@ def status(e: Engine, remote: str | None = None) -> SyncStatus:
 def sync(e: Engine, remote: str | None = None, agent: str = "sync") -> SyncReport:
     name = _remote(e, remote)
     branch = _branch(e)
-    configure(e)
     report = SyncReport(name, branch)
     try:
-        with e.lock.held():  # two syncs (or a sync and a save) take turns
+        with e.lock.held(what="sync"):  # two syncs (or a sync and a save) take turns
+            configure(e)
             report.committed = reconcile(e, None, agent=agent).changes
             for _attempt in range(3):
                 e.repo.fetch(name)

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import Callable
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from . import gitlog, notes, tree
 from .draft import Draft
 from .errors import BadInput, BrokenFile, VaultError
 from .notes import Memory
+from .sensitive import find_secret
 
 if TYPE_CHECKING:  # the engine creates transactions; this only names its type
     from .engine import Engine
@@ -40,6 +39,7 @@ class Transaction:
         self.commit: str | None = None
         self.merge_parent: str | None = None   # a sync merge: the other side's commit, a second parent
         self.body = ""                          # the commit message's body (between subject and trailers)
+        self.refused: list[tuple[str, str]] = []   # (path, kind of secret) left out of the commit
         self._journal = journal
         self._placer: tree.Placer | None = None
         self.known: dict[str, tuple[Memory, list[str]]] = {}   # files this operation wrote, parsed
@@ -168,6 +168,7 @@ class Transaction:
         if not (self.paths or self.folders or self.reindex_all):
             e.journal.clear()
             return
+        self._leave_out_secrets()
         memory_paths = [p for p in self.paths if e.layout.is_memory_path(p)]
         catalogued = e.recatalog([p for p in memory_paths if e.layout.abs(p).exists()],
                                  [p for p in memory_paths if not e.layout.abs(p).exists()], self.known)
@@ -187,6 +188,23 @@ class Transaction:
         except Exception:  # the index is a cache: its failure must not fail an operation already committed
             e.index.invalidate()  # the next search or refresh rebuilds it
         e.journal.clear()
+
+    def _leave_out_secrets(self) -> None:
+        """The last guard of the write path: a memory file this operation did not write from a
+        validated draft (a hand edit taken in, a file a repair or a recovery commits) whose text holds
+        a secret is not committed nor indexed; it stays on disk and is listed in `refused`."""
+        for rel in sorted(self.paths):
+            file = self.e.layout.abs(rel)
+            if rel in self.known or not self.e.layout.is_memory_path(rel) or not file.is_file():
+                continue
+            try:
+                kind = find_secret(file.read_bytes().decode("utf-8"))
+            except (OSError, UnicodeDecodeError):
+                continue
+            if kind:
+                self.paths.discard(rel)
+                self.refused.append((rel, kind))
+                self.e.catalog.delete(rel)
 
     def _regenerate(self, folder: str) -> None:
         e = self.e

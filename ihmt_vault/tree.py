@@ -22,6 +22,7 @@ from whoosh.lang import stopwords_for_language
 
 from .errors import BadInput
 from .notes import WINDOWS_RESERVED, compose, shorten, slugify
+from .sensitive import looks_like_credential
 from .text import CJK_RUN, cjk_terms, fold
 
 ARCHIVE = "archive"
@@ -57,7 +58,9 @@ def keywords(title: str, body: str, tags: list[str], n: int = 8) -> list[str]:
     counts = Counter(tokens(body))
     for w in tokens(title) + [fold(t) for t in tags]:
         counts[w] += 3
-    return [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
+    # a summary and the site show keywords: a token shaped like a credential is never one
+    ranked = (w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])) if not looks_like_credential(w))
+    return [w for _, w in zip(range(n), ranked)]
 
 
 # --- topics --------------------------------------------------------------------------------------

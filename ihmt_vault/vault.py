@@ -19,7 +19,7 @@ from .engine import Engine, Progress
 from .errors import BadInput, NotAVault
 from .layout import default_path, expand
 from .notes import Memory
-from .results import (Change, ForgetReport, Problem, RebuildReport, ReconcileReport, SyncReport, SyncStatus,
+from .results import (Change, ForgetReport, ImportReport, Problem, RebuildReport, ReconcileReport, SyncReport, SyncStatus,
                       UndoReport)
 
 GITIGNORE = ".ihmt/cache/\n.ihmt/vault.lock\n"
@@ -207,9 +207,10 @@ class Vault:
         return saving.save_many(self.engine, items, source, progress)
 
     def import_file(self, path: str | Path, format: str = "jsonl", source: str | None = None,
-                    progress: Progress | None = None) -> list[Memory]:
-        """Import another store's memories with the importer `format` (built-in: jsonl), one commit."""
-        return saving.import_file(self.engine, expand(path), format, source, progress)
+                    progress: Progress | None = None, strict: bool = False) -> ImportReport:
+        """Import another store's memories with the importer `format` (built-in: jsonl), one commit;
+        invalid items are reported and left out, or with `strict` refuse the whole import."""
+        return saving.import_file(self.engine, expand(path), format, source, progress, strict)
 
     def mark_outdated(self, old_id: str, new_id: str, source: str | None = None) -> Memory:
         """Flag `old_id` as outdated, superseded by `new_id` (both keep their files). One commit."""

@@ -86,7 +86,7 @@ def test_no_import_circle():
 def test_the_public_names_are_exactly_these():
     assert sorted(ihmt_vault.__all__) == sorted([
         "Vault", "Memory", "Draft", "Change", "FileChange", "Problem", "ReconcileReport", "RebuildReport",
-        "UndoReport", "ForgetReport", "SyncReport", "SyncStatus", "VaultError", "BadInput", "BrokenFile",
+        "UndoReport", "ForgetReport", "ImportReport", "SyncReport", "SyncStatus", "VaultError", "BadInput", "BrokenFile",
         "NotFound", "NotAVault", "LockTimeout", "SecretRefused"])
     assert all(hasattr(ihmt_vault, name) for name in ihmt_vault.__all__)
 

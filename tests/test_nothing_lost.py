@@ -123,9 +123,9 @@ def test_the_same_import_twice_adds_nothing(vault, tmp_path):
     file = tmp_path / "m.jsonl"
     file.write_text("".join(json.dumps({"text": f"Imported fact number {i}.", "topic": "imp"}) + "\n"
                             for i in range(5)))
-    first = vault.import_file(file)
+    first = vault.import_file(file).memories
     head = git(vault.root, "rev-parse", "HEAD")
-    again = vault.import_file(file)
+    again = vault.import_file(file).memories
     assert [m.id for m in again] == [m.id for m in first]
     assert git(vault.root, "rev-parse", "HEAD") == head and commits(vault.root)[0] == "import: 5 memories"
 
@@ -148,6 +148,29 @@ def test_an_import_cut_short_by_a_crash_is_rolled_back_on_the_next_write(vault):
     vault.save("After the crash.", topic="t")
     assert not (vault.root / "imp").exists() and not journal.exists()
     assert commits(vault.root)[0] == "save: After the crash." and vault.doctor() == []
+
+
+def test_an_import_reports_each_refused_line_and_saves_the_rest(vault, tmp_path):
+    file = tmp_path / "m.jsonl"
+    file.write_text(json.dumps({"text": "The staging DB is db-staging-2.", "topic": "imp"}) + "\n" +
+                    json.dumps({"text": "Connect with postgres://app:Xk9#mQ2vLp7@db:5432/shop", "topic": "imp"}) + "\n" +
+                    json.dumps({"text": "", "topic": "imp"}) + "\n")
+    r = vault.import_file(file)
+    assert [m.title for m in r.memories] == ["The staging DB is db-staging-2."]
+    assert [x.split(";")[0] for x in r.refused] == [
+        "line 2: the text contains what looks like a password in a URL",
+        "line 3: the memory text is empty"]
+    assert "Xk9#mQ2vLp7" not in " ".join(r.refused)
+
+
+def test_a_strict_import_refuses_the_whole_file(vault, tmp_path):
+    file = tmp_path / "m.jsonl"
+    file.write_text(json.dumps({"text": "Fine.", "topic": "imp"}) + "\n" + json.dumps({"text": "", "topic": "imp"}) + "\n")
+    head = git(vault.root, "rev-parse", "HEAD")
+    with pytest.raises(BadInput) as e:
+        vault.import_file(file, strict=True)
+    assert str(e.value) == "line 2: the memory text is empty; give the text to remember"
+    assert git(vault.root, "rev-parse", "HEAD") == head
 
 
 # -- 8. nothing blocks the vault ----------------------------------------------------------------------

@@ -46,7 +46,7 @@ def test_the_markdown_chunker_cuts_at_headings_and_joins_back_byte_for_byte():
 def test_import_reads_a_file_through_the_named_importer(vault, tmp_path):
     file = tmp_path / "m.jsonl"
     file.write_text(json.dumps({"text": "Staging runs PostgreSQL 17.", "topic": "work"}) + "\n")
-    [m] = vault.import_file(file, format="jsonl")
+    [m] = vault.import_file(file, format="jsonl").memories
     assert (m.title, m.folder) == ("Staging runs PostgreSQL 17.", "work")
 
 
@@ -79,7 +79,7 @@ def test_a_plugin_adds_an_importer_and_a_ranker_through_the_same_door(tmp_path):
         file = tmp_path / "lines.txt"
         file.write_text("deploy on tuesdays\n")
         v = Vault.init(tmp_path / "v")
-        [m] = v.import_file(file, format="upper")
+        [m] = v.import_file(file, format="upper").memories
         assert (m.body, m.folder) == ("DEPLOY ON TUESDAYS\n", "shouted")
         for n in range(3):
             v.save(f"Zebra note {n}: the zebra crossing.", title=f"{'abc'[n]} zebra", topic="z")
