@@ -59,6 +59,11 @@ class Catalog:
     def close(self):
         self.db.close()
 
+    def compact(self) -> None:
+        """Rewrite the file without the pages of deleted rows (a purge: no old text left in it)."""
+        self.db.execute("VACUUM")
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
     # -- writing ----------------------------------------------------------------------------------
     def upsert(self, memory: Memory, first_line: str, keywords: list[str], mtime_ns: int, size: int,
                facts: list = ()):
@@ -137,6 +142,9 @@ class Catalog:
     def by_digest(self, digest: str) -> list[Row]:
         """Memories (not archived) whose text, normalised, is this one's: the same memory again."""
         return self._rows("WHERE digest = ? AND status != 'archived'", (digest,))
+
+    def by_title(self, title: str) -> list[Row]:
+        return self._rows("WHERE lower(title) = lower(?)", (title,))
 
     def by_path(self, path: str) -> Row | None:
         rows = self._rows("WHERE path = ?", (path,))

@@ -34,6 +34,14 @@ class Config:
     refresh_interval: float = 1.0         # seconds between scans for files changed outside the tool
     default_source: str = "ihmt"          # `source` and `Agent` when the caller names none
     rankers: tuple = ()                   # optional rankers fused into search (plugins; e.g. "semantic")
+    # the metabolism (decay.py): weight = decay_start + recalls - (idle days past decay_idle_days) / 7
+    decay_start: float = 3.0              # the weight of a memory never recalled, before it idles
+    decay_idle_days: int = 7              # days a memory may sit unrecalled before it loses weight
+    decay_threshold: float = 2.0          # at or below it, a memory sinks into archive/
+    decay_grace_days: int = 30            # a memory younger than this never decays
+    max_live: int = 10000                 # past it, decay archives the lowest-weight memories first
+    archive_expiry_days: int = 0          # archived memories unrecalled this long are deleted (0: never)
+    auto_decay: bool = True               # decay runs on its own at most once a day, with a write
     site_raw_html: bool = False           # the site keeps a memory's raw HTML (a person's offline use only)
 
     def __post_init__(self):
@@ -48,6 +56,9 @@ class Config:
         if not 1 <= self.max_depth <= 6:
             raise BadInput(f"{CONFIG_PATH}: max_depth must be between 1 and 6, not {self.max_depth}")
         for name in ("lock_timeout", "refresh_interval"):
+            if getattr(self, name) < 0:
+                raise BadInput(f"{CONFIG_PATH}: {name} must not be negative")
+        for name in ("decay_idle_days", "decay_grace_days", "max_live", "archive_expiry_days"):
             if getattr(self, name) < 0:
                 raise BadInput(f"{CONFIG_PATH}: {name} must not be negative")
         for name in ("brief_tokens", "search_tokens"):

@@ -5,6 +5,9 @@ Findings, by kind:
 - set-aside     a journal that could not be replayed, moved aside so the vault goes on: reported
 - merge         a sync merge a crash cut short (git's MERGE_HEAD): finished, or aborted when
                 files are still in conflict
+- purge         a `forget --purge` a crash cut short (its journal under .ihmt/cache/purge/): the
+                memory may be deleted while its text is still in history or the caches; finished
+                from the step it was at, with its proof (as `forget ID --purge` again does)
 - temp-file     a temporary file left by a killed write: deleted
 - broken        a file that cannot be read as a memory: reported, never rewritten (a person's text)
 - missing-keys  a hand-written memory without id/title/created: filled in, other keys untouched
@@ -24,7 +27,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 
-from . import notes, tree
+from . import notes, purge, tree
 from .engine import Engine
 from .errors import VaultError
 from .reconcile import refused
@@ -43,6 +46,14 @@ def examine(e: Engine) -> list[Problem]:
     merging = e.repo.merge_in_progress()
     if merging:
         problems.append(Problem("merge", ".git/MERGE_HEAD", f"a sync merge with {merging[:10]} was interrupted"))
+    for key, journal, step in purge.interrupted_purges(e):
+        if step == "unreadable":
+            problems.append(Problem("purge", journal, "the journal of an interrupted purge cannot be read: run "
+                                                      "'ihmt forget ID --purge' again, then delete it",
+                                    repairable=False))
+        else:
+            problems.append(Problem("purge", journal, f"the purge of memory {key} was interrupted (at its '{step}' "
+                                                      f"step): its text may still be in git history or the caches"))
     for dirpath, dirnames, filenames in os.walk(e.root):
         dirnames[:] = [d for d in dirnames if d != ".git"]
         for name in filenames:
@@ -112,6 +123,10 @@ def uncommitted(e: Engine) -> list[str]:
 
 def fix(e: Engine, problems: list[Problem]) -> None:
     kinds = {p.kind for p in problems}
+    purges = {p.path for p in problems if p.kind == "purge" and p.repairable}
+    for key, journal, _step in purge.interrupted_purges(e):   # first: it rewrites history
+        if journal in purges:
+            purge.finish_purge(e, key)
     merging = e.repo.merge_in_progress()
     if merging and e.repo.unmerged():
         e.repo.merge_abort()  # conflicts a crash left unresolved: start the sync again later

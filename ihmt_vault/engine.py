@@ -41,6 +41,7 @@ from .journal import Journal
 from .layout import Layout
 from .lock import VaultLock
 from .notes import Memory
+from .recall import Recalls
 from .sensitive import find_secret
 from .transaction import Transaction
 
@@ -61,6 +62,9 @@ class Engine:
         self.journal = Journal(root / CACHE / "journal.jsonl")
         self.freshness = Freshness(self.layout, self.catalog, self.repo)
         self._index = None
+        self._recalls = None
+        self.after_write: Callable[[], None] | None = None   # run once after an operation commits (decay)
+        self._after_running = False
         self._last_refresh = float("-inf")
         self._seen_head = ""   # HEAD at the last refresh: another process's commit triggers a new one
 
@@ -77,6 +81,12 @@ class Engine:
             from .search import SearchIndex  # Whoosh is loaded only by what searches
             self._index = SearchIndex(self.root / CACHE, rankers=self._rankers())
         return self._index
+
+    @property
+    def recalls(self) -> Recalls:
+        if self._recalls is None:
+            self._recalls = Recalls(self.root)
+        return self._recalls
 
     def _rankers(self) -> list:
         """The optional rankers the settings name, from the plugins (a missing one is an error)."""
@@ -328,6 +338,12 @@ class Engine:
             yield tx
             tx.finish()
         self.mark_fresh()
+        if self.after_write is not None and not self._after_running:
+            self._after_running = True  # what runs after a write (decay) writes too: once, not in a loop
+            try:
+                self.after_write()
+            finally:
+                self._after_running = False
 
     def recover(self) -> list[str]:
         """Finish an operation a crash interrupted: commit what the journal says it touched. A journal

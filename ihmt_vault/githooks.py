@@ -12,7 +12,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from . import notes
+from . import gitlog, notes, purge
 from .engine import Engine
 from .errors import BrokenFile
 from .sensitive import find_secret
@@ -55,7 +55,12 @@ def install(e: Engine) -> list[dict]:
 def check_staged(e: Engine) -> list[str]:
     """Problems with the memories staged for the next commit (front matter, secrets); [] when fine."""
     problems = []
+    tombs = purge.tombstones(e)
     for rel, blob in e.repo.staged():
+        purged = tombs.holds(gitlog.blob_hash(blob), blob) if tombs.ids else None
+        if purged:
+            problems.append(f"{rel}: is memory {purged}, which was purged; delete it instead of committing it")
+            continue
         if not e.layout.is_memory_path(rel):
             continue
         try:

@@ -17,12 +17,18 @@ not a user mistake); `VaultError`s are raised by the callers.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
+import shutil
 import subprocess
+import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, Iterable, Iterator
 
 ZERO = "0" * 40
 SUMMARY_DRIVER = "ihmt-summary"   # generated summaries never conflict: either side, then regenerated
@@ -171,7 +177,7 @@ class Repo:
         if merge_parent:  # everything the merge brought, in and out of the vault, is in the merge commit
             paths.update(n for n in self.run("diff", "--name-only", "--no-renames", "-z", "--cached", "HEAD").split("\0") if n)
         paths = sorted(paths)
-        if not paths:
+        if not paths and not merge_parent:   # a merge that changes no file still records the other side
             return None
         # A split index: each save rewrites a small file, not all of the vault's entries (STACK-NOTES).
         env = {**self._env, "GIT_INDEX_FILE": str(self._private_index), "GIT_CONFIG_COUNT": "1",
@@ -185,7 +191,8 @@ class Repo:
                 self.run("read-tree", head or "--empty", env=env)
                 head_tree = self.run("rev-parse", f"{head}^{{tree}}").strip() if head else ""
             try:
-                self.run("update-index", "--add", "--remove", "-z", "--stdin", input=stdin, env=env)
+                if paths:
+                    self.run("update-index", "--add", "--remove", "-z", "--stdin", input=stdin, env=env)
                 tree = self.run("write-tree", env=env).strip()
             except GitError:
                 # Our private index is a cache of HEAD: unreadable (damaged, half-written by a
@@ -204,7 +211,8 @@ class Repo:
             # The person's index takes these paths *before* HEAD moves: a `git commit` of theirs
             # then either holds index.lock (we wait, and it lands first) or starts after and
             # includes our files — it can never build a tree without them on top of our commit.
-            self._stage_in_persons_index(stdin)
+            if paths:
+                self._stage_in_persons_index(stdin)
             moved = subprocess.run(["git", "update-ref", "-m", f"ihmt: {msg.splitlines()[0]}", "HEAD", new,
                                     head or ZERO], cwd=self.top, capture_output=True, text=True, env=self._env)
             if moved.returncode == 0:
@@ -311,9 +319,16 @@ class Repo:
 
 
     def history_rewritten(self) -> None:
-        """After a rewrite of history: our private index and the object reader start over."""
+        """After a rewrite of history: our private index and the object reader start over, and the
+        person's index is written out whole (a split index's shared part still names deleted files)."""
         self._private_index.with_suffix(".head").unlink(missing_ok=True)
+        self._private_index.unlink(missing_ok=True)
         self.close()
+        if self.run("rev-parse", "--shared-index-path", check=False).strip():
+            self.run("-c", "splitIndex.sharedIndexExpire=now", "update-index", "--split-index", check=False)
+        else:  # only our private index was split: its shared parts are orphans now
+            for shared in self.git_dir.glob("sharedindex.*"):
+                shared.unlink(missing_ok=True)
 
     # -- hooks and the staging area -----------------------------------------------------------------
     def hooks_dir(self) -> Path:
@@ -429,65 +444,405 @@ class Repo:
             return False, r.stderr.strip()
         raise GitError(f"git push to {remote} failed: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else '?'}")
 
+    # -- purging: objects, reflogs, quarantined fetches ---------------------------------------------
+    def popen(self, args: list[str], **kw) -> subprocess.Popen:
+        """A git command streaming its input or output (the two ends of a history rewrite)."""
+        return subprocess.Popen(["git", *args], cwd=self.top, env=self._env, **kw)
+
+    def common_dir(self) -> Path:
+        """The git dir shared by every work tree of the repository (refs, logs, objects)."""
+        path = Path(self.run("rev-parse", "--git-common-dir").strip())
+        return path if path.is_absolute() else (self.top / path).resolve()
+
+    def objects(self, shas: Iterable[str] | None = None) -> Iterator[tuple[str, str, bytes]]:
+        """(sha, type, content) of these objects, or of every object in the store (reachable or not:
+        `git cat-file --batch-all-objects --batch`), streamed."""
+        args = ["git", "cat-file", "--batch"] + (["--batch-all-objects", "--unordered"] if shas is None else [])
+        p = subprocess.Popen(args, cwd=self.top, env=self._env, stdout=subprocess.PIPE,
+                             stdin=subprocess.PIPE if shas is not None else subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        if shas is not None:
+            def feed(pipe=p.stdin, items=shas):
+                try:
+                    for sha in items:
+                        pipe.write(sha.encode() + b"\n")
+                except (BrokenPipeError, ValueError):
+                    pass
+                finally:
+                    try:
+                        pipe.close()
+                    except OSError:
+                        pass
+            threading.Thread(target=feed, daemon=True).start()
+        try:
+            while True:
+                header = p.stdout.readline()
+                if not header:
+                    break
+                parts = header.split()
+                if len(parts) != 3:   # "<sha> missing"
+                    continue
+                size = int(parts[2])
+                data = p.stdout.read(size)
+                p.stdout.read(1)
+                yield parts[0].decode(), parts[1].decode(), data
+        finally:
+            p.stdout.close()
+            p.kill()
+            p.wait()
+
+    def blobs(self, *revs: str) -> Iterator[tuple[str, bytes]]:
+        """(sha, content) of every blob reachable from `revs` (rev-list arguments; default: every
+        ref and every reflog entry, stashes included)."""
+        listed = self.run("rev-list", "--objects", "--no-object-names", *(revs or ("--all", "--reflog")))
+        checked = self.run("cat-file", "--batch-check=%(objecttype) %(objectname)", input=listed)
+        wanted = [line.split()[1] for line in checked.splitlines() if line.startswith("blob ")]
+        for sha, kind, data in self.objects(wanted):
+            if kind == "blob":
+                yield sha, data
+
+    def tree_blobs(self, rev: str = "HEAD") -> dict[str, str]:
+        """{repository path: blob sha} of every file in a commit's tree (the whole repository)."""
+        out = self.run("ls-tree", "-r", "-z", "--full-tree", rev, check=False)
+        files = {}
+        for entry in filter(None, out.split("\0")):
+            meta, _, path = entry.partition("\t")
+            mode, kind, sha = meta.split()
+            if kind == "blob":
+                files[path] = sha
+        return files
+
+    def follow_blobs(self, vault_path: str) -> set[str]:
+        """Every blob a file's lineage had (`git log --follow`, through renames), both sides of each change."""
+        if self.head() is None:
+            return set()
+        out = self.run("log", "--follow", "--format=", "--raw", "--no-abbrev", "--",
+                       self.repo_path(vault_path), check=False)
+        shas = set()
+        for line in out.splitlines():
+            if line.startswith(":"):
+                fields = line.split("\t", 1)[0].split()
+                shas.update(s for s in fields[2:4] if s.strip("0"))
+        return shas
+
+    def identities(self) -> set[str]:
+        """Every author and committer name and e-mail in history (they are in every commit object)."""
+        out = self.run("log", "--all", "--reflog", "--format=%an%n%ae%n%cn%n%ce", check=False) if self.head() else ""
+        return set(out.splitlines())
+
+    def rev_list(self, *args: str) -> list[str]:
+        return self.run("rev-list", *args, check=False).split()
+
+    def metadata_files(self) -> list[Path]:
+        """Every file git keeps besides its objects (refs, reflogs, indexes, messages, config)."""
+        roots = {self.git_dir.resolve(), self.common_dir()}
+        files = []
+        for root in roots:
+            for dirpath, dirnames, filenames in os.walk(root):
+                if Path(dirpath) == root:
+                    dirnames[:] = [d for d in dirnames if d != "objects"]
+                files += [Path(dirpath) / n for n in filenames]
+        return sorted(set(files))
+
+    def leftover_messages(self) -> list[Path]:
+        """Files where git keeps the text of a message being written (a commit, a merge, a crash report)."""
+        names = ("COMMIT_EDITMSG", "MERGE_MSG", "SQUASH_MSG", "TAG_EDITMSG", "fast_import_crash_*")
+        return [f for root in {self.git_dir, self.common_dir()} for n in names for f in root.glob(n)]
+
+    def stage(self, vault_paths: list[str]) -> None:
+        """The person's index takes these files as they are on disk (after history moved under them)."""
+        self._stage_in_persons_index("\0".join(self.repo_path(p) for p in vault_paths) + "\0")
+
+    def remote_tip(self, remote: str, branch: str) -> str | None:
+        """The commit a remote's branch is at, asked without fetching anything (None: no such branch)."""
+        r = self._sync_git("ls-remote", "-q", remote, f"refs/heads/{branch}", check=False)
+        if r.returncode != 0:
+            raise GitError(f"git ls-remote {remote} failed: {(r.stderr or r.stdout).strip()[:300] or '?'}")
+        line = r.stdout.split()
+        return line[0] if line else None
+
+    def fetch_quarantined(self, remote: str, branch: str) -> str:
+        """Fetch a remote's branch into a private ref only (remote-tracking refs untouched); returns it."""
+        self._sync_git("fetch", "-q", "--no-tags", "--refmap=", remote, f"+refs/heads/{branch}:{QUARANTINE}")
+        return QUARANTINE
+
+    def drop_quarantine(self, prune: bool) -> None:
+        """Forget the quarantined fetch; with `prune`, its objects leave the store too."""
+        self.run("update-ref", "-d", QUARANTINE, check=False)
+        if prune:
+            gc_keeping_reflogs(self)
+
+
 # -- purging text from history ------------------------------------------------------------------
-def _scrub_lines(data: bytes, needles: list[bytes]) -> bytes:
-    return b"".join(line for line in data.splitlines(keepends=True) if not any(n in line for n in needles))
+QUARANTINE = "refs/ihmt/incoming"     # a fetch looked at before anything of it is merged (sync)
+TEMP_REFS = "refs/ihmt/purge"         # reflog-only commits (older stashes) carried through a rewrite
 
 
-def rewrite_history(repo: Repo, memory_id: str, needles: list[str]) -> int:
-    """Remove every version of a memory from all history, and its text from generated summaries and
-    commit messages; returns the number of commits rewritten.
+def blob_hash(data: bytes) -> str:
+    """The id git gives a file with this content (`git hash-object`), computed without git."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
-    Uses `git fast-export | filter | git fast-import`: blobs that are the memory (front matter
-    `id: <memory_id>`) are dropped from every commit; in generated summaries (`generated: true`)
-    lines containing any of `needles` (its title, file name, text) are removed, and in commit
-    messages the needles become "(purged)".
-    Then reflogs are expired and unreachable objects pruned so the text is gone from the repository.
+
+@dataclass
+class PurgePlan:
+    """What a history rewrite changes: decided by the caller, applied to every commit of every ref."""
+
+    drop: set[str]                              # blobs taken out of every commit (and every stash)
+    replace: dict[str, bytes]                   # blob → its new content (scrubbed summaries, ...)
+    scrub_message: Callable[[bytes, bool], bytes]   # (message, is it the memory's commit?) → message
+    ids: set[str] = field(default_factory=set)  # a `Memory-Id:` trailer naming one marks the memory's commits
+
+
+@dataclass
+class StashChange:
+    selector: str        # stash@{n} before the purge
+    message: str         # its description (scrubbed)
+    outcome: str         # "rewritten": its own changes held the text, now without it; "dropped": they were only that
+
+
+@dataclass
+class Rewritten:
+    commits: int                                        # commits whose id changed
+    old_commits: list[str] = field(default_factory=list)
+    stashes: list[StashChange] = field(default_factory=list)
+
+
+def saved_reflogs(repo: Repo) -> Path:
+    """Where a rewrite keeps the reflogs as they were until it writes them back (a crash between
+    fast-import and that write must not lose them); a rewrite that has not started has none."""
+    return repo.git_dir / "ihmt-purge-reflogs.json"
+
+
+def gc_keeping_reflogs(repo: Repo) -> None:
+    """Prune every unreachable object now, expiring no reflog entry (stashes are reflog entries)."""
+    repo.run("-c", "gc.reflogExpire=never", "-c", "gc.reflogExpireUnreachable=never",
+             "gc", "--prune=now", "--quiet")
+
+
+def rewrite_history(repo: Repo, plan: PurgePlan) -> Rewritten:
+    """Apply `plan` to all of history: every ref (branches, tags, remote-tracking refs, the stash)
+    and every reflog entry (older stashes, HEAD's log) is carried over to its rewritten commit, with
+    its date, its author and its message scrubbed; then the old objects are pruned.
+
+    `git fast-export --all | filter | git fast-import`: a dropped blob's `M` becomes `D` (the file
+    is not in that commit), a replaced blob gets its new bytes, messages pass through
+    `plan.scrub_message`. Commits reachable only from a reflog get temporary refs for the export.
+    Reflogs are read before and written back after (mapped, scrubbed), so nothing that is not the
+    purged text is lost; a stash whose own changes were only the purged memory is dropped (an
+    empty stash), and each affected stash is reported. Running it again is harmless (a purge
+    resumed after a crash): the same plan gives the same commits.
     """
-    before = set(repo.run("rev-list", "--all").split())
-    exported = subprocess.run(["git", "fast-export", "--all", "--signed-tags=strip", "--reencode=yes",
-                               "--tag-of-filtered-object=rewrite"], cwd=repo.top, capture_output=True, check=True).stdout
-    marker = re.compile(rb"^id:\s*['\"]?" + re.escape(memory_id.encode()) + rb"['\"]?\s*$", re.M)
-    needle_bytes = [n.encode() for n in needles if n]
-    out, dropped, pos, kind, mark = [], set(), 0, b"", b""
-    while pos < len(exported):
-        end = exported.index(b"\n", pos) + 1
-        line = exported[pos:end]
-        pos = end
-        if line.startswith(b"data "):
-            size = int(line[5:].strip())
-            payload = exported[pos:pos + size]
-            pos += size
-            if kind == b"blob":
-                head = payload[:4096]
-                if head.startswith(b"---") and marker.search(head.split(b"\n---", 1)[0]):
-                    dropped.add(mark)
-                    payload = b""
-                elif b"generated: true" in head.split(b"\n---", 1)[0]:
-                    payload = _scrub_lines(payload, needle_bytes)
-            elif kind in (b"commit", b"tag"):
-                for n in needle_bytes:
-                    payload = payload.replace(n, b"(purged)")
-            out.append(b"data %d\n" % len(payload))
-            out.append(payload)
-            continue
-        word = line.split(b" ", 1)[0].strip()
-        if word in (b"blob", b"commit", b"tag", b"reset"):
-            kind, mark = word, b""
-        elif word == b"mark":
-            mark = line.split(b" ", 1)[1].strip()
-        elif word == b"M" and kind == b"commit":
-            parts = line.split(b" ", 3)
-            if len(parts) == 4 and parts[2] in dropped:
-                continue  # this commit's version of the purged memory: gone
-        out.append(line)
-    subprocess.run(["git", "fast-import", "--force", "--quiet"], cwd=repo.top, input=b"".join(out),
-                   capture_output=True, check=True)
-    for args in (["reflog", "expire", "--expire=now", "--all"], ["gc", "--prune=now", "--quiet"]):
-        subprocess.run(["git", *args], cwd=repo.top, capture_output=True, check=True)
+    common = repo.common_dir()
+    for ref in repo.run("for-each-ref", "--format=%(refname)", TEMP_REFS, QUARANTINE).split():
+        repo.run("update-ref", "-d", ref, check=False)   # left by an interrupted rewrite or sync
+    before = set(repo.rev_list("--all"))
+    # The reflogs as they were before the rewrite, kept until they are written back: fast-import
+    # appends its own entries, and a purge resumed after a crash must not take those for the person's.
+    saved = saved_reflogs(repo)
+    try:
+        logs = {common / rel: [(o, n, r.encode("latin-1")) for o, n, r in entries]
+                for rel, entries in json.loads(saved.read_text(encoding="utf-8")).items()}
+    except (OSError, ValueError):
+        logs = _read_reflogs(common)
+        tmp = saved.with_suffix(".tmp")
+        tmp.write_text(json.dumps({f.relative_to(common).as_posix(): [(o, n, r.decode("latin-1"))
+                                                                       for o, n, r in es]
+                                   for f, es in logs.items()}), encoding="utf-8")
+        os.replace(tmp, saved)
+    listed = {sha for entries in logs.values() for old, new, _ in entries for sha in (old, new) if sha.strip("0")}
+    loose = [s for s in sorted(listed - before)]
+    kinds = repo.run("cat-file", "--batch-check=%(objectname) %(objecttype)", input="\n".join(loose) + "\n") \
+        if loose else ""
+    loose = [line.split()[0] for line in kinds.splitlines() if line.endswith(" commit")]
+    if loose:
+        repo.run("update-ref", "--stdin", input="".join(f"update {TEMP_REFS}/{i} {s}\n" for i, s in enumerate(loose)))
+    stash_log = common / "logs" / "refs" / "stash"
+    held = _stashes_holding(repo, logs.get(stash_log, []), plan)
+
+    marks = repo.git_dir / "ihmt-purge-marks"
+    with tempfile.TemporaryFile() as exp_err, tempfile.TemporaryFile() as imp_err:
+        exp = repo.popen(["fast-export", "--all", "--show-original-ids", "--use-done-feature",
+                          "--fake-missing-tagger", "--signed-tags=strip", "--reencode=yes",
+                          "--tag-of-filtered-object=rewrite"], stdout=subprocess.PIPE, stderr=exp_err)
+        imp = repo.popen(["fast-import", "--force", "--quiet", "--done", f"--export-marks={marks}"],
+                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=imp_err)
+        try:
+            originals, touching = _filter_stream(exp.stdout, imp.stdin, plan)
+        finally:
+            try:
+                imp.stdin.close()
+            except OSError:
+                pass
+            exp.stdout.close()
+        for name, proc, err in (("fast-export", exp, exp_err), ("fast-import", imp, imp_err)):
+            if proc.wait() != 0:
+                err.seek(0)
+                raise GitError(f"git {name} failed while rewriting history: "
+                               f"{err.read().decode(errors='replace').strip()[-300:] or '?'}")
+    new_of = {}
+    for line in marks.read_text().splitlines():
+        mark, _, sha = line.partition(" ")
+        if mark in originals:
+            new_of[originals[mark]] = sha
+    marks.unlink(missing_ok=True)
+    for ref in repo.run("for-each-ref", "--format=%(refname)", TEMP_REFS).split():
+        repo.run("update-ref", "-d", ref, check=False)
+
+    stashes = _write_reflogs(repo, common, logs, new_of, touching, plan, stash_log, held)
+    saved.unlink(missing_ok=True)
+    orig_head = repo.git_dir / "ORIG_HEAD"
+    try:
+        sha = orig_head.read_text().strip()
+        if sha in new_of:
+            orig_head.write_text(new_of[sha] + "\n")
+    except OSError:
+        pass
+    shutil.rmtree(common / "logs" / "refs" / "ihmt", ignore_errors=True)   # the temporary refs' logs, if any
+    gc_keeping_reflogs(repo)
     repo.history_rewritten()
-    subprocess.run(["git", "reset", "-q"], cwd=repo.top, capture_output=True)  # the person's index follows HEAD
-    return len(before - set(repo.run("rev-list", "--all").split()))
+    after = set(repo.rev_list("--all"))
+    old = sorted(before - after)
+    return Rewritten(len(old), old, stashes)
+
+
+def _read_reflogs(common: Path) -> dict[Path, list[tuple[str, str, bytes]]]:
+    """Every reflog (the refs', HEAD's, each work tree's): file → [(old, new, rest of the line)]."""
+    files = [Path(d) / n for d, _, names in os.walk(common / "logs") for n in names]
+    files += list(common.glob("worktrees/*/logs/HEAD"))
+    logs = {}
+    for file in files:
+        entries = []
+        for line in file.read_bytes().splitlines():
+            parts = line.split(b" ", 2)
+            if len(parts) == 3:
+                entries.append((parts[0].decode(), parts[1].decode(), parts[2]))
+        logs[file] = entries
+    return logs
+
+
+def _own_changes(repo: Repo, commit: str) -> tuple[set[str], bool]:
+    """A stash entry's own changes: the blobs its work-tree, index and untracked commits add, and
+    whether it changes anything at all."""
+    parents = repo.run("rev-list", "--parents", "-n", "1", commit, check=False).split()[1:]
+    if not parents:
+        return set(), False
+    out = repo.run("diff-tree", "-r", "--no-commit-id", "--no-renames", parents[0], commit, check=False)
+    if len(parents) > 1:
+        out += repo.run("diff-tree", "-r", "--no-commit-id", "--no-renames", parents[0], parents[1], check=False)
+    blobs = {line.split()[3] for line in out.splitlines() if line.startswith(":")}
+    if len(parents) > 2:
+        listing = repo.run("ls-tree", "-r", parents[2], check=False)
+        blobs |= {line.split()[2] for line in listing.splitlines() if line.strip()}
+        out += listing
+    return {b for b in blobs if b.strip("0")}, bool(out.strip())
+
+
+def _stashes_holding(repo: Repo, entries: list, plan: PurgePlan) -> set[int]:
+    """Positions (in the stash reflog) of the stashes whose own changes hold a dropped or replaced blob."""
+    affected = plan.drop | set(plan.replace)
+    return {i for i, (_, new, _) in enumerate(entries) if _own_changes(repo, new)[0] & affected}
+
+
+def _write_reflogs(repo: Repo, common: Path, logs: dict, new_of: dict[str, str], touching: set[str],
+                   plan: PurgePlan, stash_log: Path, held: set[int]) -> list[StashChange]:
+    stashes: list[StashChange] = []
+    for file, entries in logs.items():
+        if file.is_relative_to(common / "logs" / "refs" / "ihmt"):
+            continue
+        out = []
+        for i, (old, new, rest) in enumerate(entries):
+            ident, tab, msg = rest.partition(b"\t")
+            msg = plan.scrub_message(msg, new in touching or old in touching) if tab else msg
+            entry = (new_of.get(old, old), new_of.get(new, new), ident + tab + msg)
+            if file == stash_log and i in held:
+                gone = not _own_changes(repo, entry[1])[1]
+                selector = f"stash@{{{len(entries) - 1 - i}}}"
+                stashes.append(StashChange(selector, msg.decode("utf-8", "replace"),
+                                           "dropped" if gone else "rewritten"))
+                if gone:
+                    continue
+            out.append(entry)
+        if file == stash_log:   # the chain of a reflog: each entry's old value is the previous one's new
+            out = [(out[k - 1][1] if k else ZERO, new, rest) for k, (_, new, rest) in enumerate(out)]
+            if out:
+                repo.run("update-ref", "refs/stash", out[-1][1])
+            else:
+                repo.run("update-ref", "-d", "refs/stash", check=False)
+                file.unlink(missing_ok=True)
+                continue
+        tmp = file.with_name(file.name + ".ihmt-tmp")
+        tmp.write_bytes(b"".join(f"{o} {n} ".encode() + rest + b"\n" for o, n, rest in out))
+        os.replace(tmp, file)
+    return sorted(stashes, key=lambda s: s.selector)
+
+
+_MEMORY_ID = re.compile(rb"^Memory-Id:[ \t]*(\S+)[ \t]*$", re.M)
+
+
+def _filter_stream(src, dst, plan: PurgePlan) -> tuple[dict[str, str], set[str]]:
+    """Copy a fast-export stream to fast-import applying `plan`; returns ({commit mark: original
+    commit}, original commits that were the memory's: they changed a dropped blob or name its id)."""
+    originals: dict[str, str] = {}
+    touching: set[str] = set()
+    dropped: set[bytes] = set()
+    ids = {i.encode() for i in plan.ids}
+
+    def header(first: bytes, lf: bool = True) -> tuple[list[bytes], bytes | None, str | None, bytes]:
+        """An object's header lines, mark, original id and data; `lf`: the data's optional LF is
+        taken too (we write our own)."""
+        lines, mark, oid = [first], None, None
+        while True:
+            line = src.readline()
+            if not line:
+                raise GitError("git fast-export ended in the middle of an object")
+            if line.startswith(b"data "):
+                data = src.read(int(line[5:].strip()))
+                if lf and src.peek(1)[:1] == b"\n":
+                    src.read(1)
+                return lines, mark, oid, data
+            if line.startswith(b"mark "):
+                mark = line[5:].strip()
+            elif line.startswith(b"original-oid "):
+                oid = line[13:].strip().decode()
+            lines.append(line)
+
+    while True:
+        line = src.readline()
+        if not line:
+            break
+        word = line.split(b" ", 1)[0].strip()
+        if word == b"blob":
+            lines, mark, oid, data = header(line)
+            if oid in plan.drop:
+                dropped.add(mark)
+                continue
+            data = plan.replace.get(oid, data)
+            dst.write(b"".join(lines) + b"data %d\n" % len(data) + data + b"\n")
+        elif word == b"commit":
+            lines, mark, oid, msg = header(line, lf=False)
+            changes, mine = [], bool(ids and set(_MEMORY_ID.findall(msg)) & ids)
+            while True:
+                change = src.readline()
+                if change in (b"\n", b""):
+                    break
+                if change.startswith(b"M "):
+                    parts = change.split(b" ", 3)
+                    if len(parts) == 4 and parts[2] in dropped:
+                        change, mine = b"D " + parts[3], True   # the memory's version: not in this commit
+                changes.append(change)
+            if mine and oid:
+                touching.add(oid)
+            if mark and oid:
+                originals[mark.decode()] = oid
+            msg = plan.scrub_message(msg, mine)
+            dst.write(b"".join(lines) + b"data %d\n" % len(msg) + msg + b"\n" + b"".join(changes) + b"\n")
+        elif word == b"tag":
+            lines, _mark, _oid, msg = header(line)
+            msg = plan.scrub_message(msg, False)
+            dst.write(b"".join(lines) + b"data %d\n" % len(msg) + msg + b"\n")
+        else:
+            dst.write(line)
+    return originals, touching
 
 
 def commits_touching_since(repo: Repo, first: str) -> int:

@@ -1,19 +1,18 @@
-"""History: what a memory was on a day, what changed it, undoing an operation, and purging a memory.
+"""History: what a memory was on a day, what changed it, and undoing an operation.
 
 Everything here comes from git: a memory's lineage is `git log --follow`, its old text a blob at a
-commit. `undo` never rewrites history (it commits the reverse); `forget(purge=True)` is the one
-operation that does, because a secret or a person's private text must leave every commit.
+commit. `undo` never rewrites history (it commits the reverse); purge.py is the one operation that
+does.
 """
 from __future__ import annotations
-
-from typing import Callable
 
 from . import gitlog, notes, tree
 from .draft import check_date
 from .engine import Engine
 from .errors import BadInput, NotFound
 from .notes import Memory
-from .results import Change, ForgetReport, UndoReport
+from .recall import STATS
+from .results import Change, UndoReport
 
 # Commits an `undo` may revert: ours carry a Memory-Op trailer, or one of these subjects.
 _OWN_SUBJECTS = ("init:", "undo:", "rebuild:", "doctor:", "move:")
@@ -56,8 +55,8 @@ def undo(e: Engine, source: str | None = None, force: bool = False, commit: str 
     agent = source or e.config.default_source
     with e.transaction("edit", "undo", [("Memory-Op", "edit")], agent) as tx:
         target = _undo_target(e, agent, force, commit)
-        # Summaries are regenerated from the memories: only the other files are reverted.
-        paths = [p for p in target.paths if not p.endswith(tree.INDEX)]
+        # Summaries are regenerated from the memories, and recall counts only grow: the rest is reverted.
+        paths = [p for p in target.paths if not p.endswith(tree.INDEX) and not p.startswith(STATS + "/")]
         dirty = [p for p in paths if e.repo.show("HEAD", p) != _text_or_none(e, p)]
         if dirty:
             raise BadInput(f"{dirty[0]}: has changes since the last operation; commit or discard them first")
@@ -108,25 +107,6 @@ def _undo_target(e: Engine, agent: str, force: bool, commit: str | None) -> gitl
         raise BadInput(f"nothing of {agent}'s to undo; the last operation ({last.sha[:10]} {last.subject!r}) was "
                        f"made by {last.agent}: undo it with --force, or name it with --commit")
     raise BadInput("nothing to undo")
-
-
-def purge(e: Engine, m: Memory, confirm: Callable[[int], bool] | None, source: str | None) -> ForgetReport:
-    """Delete a memory and rewrite git history so its text is in no commit; `confirm(n)` is asked
-    first with the number of commits that change."""
-    log = e.repo.log(m.path, follow=True)
-    paths = sorted({c.paths[0] for c in log if c.paths} | {m.path})
-    count = gitlog.commits_touching_since(e.repo, log[-1].sha) + 1 if log else 1
-    if confirm is not None and not confirm(count):
-        return ForgetReport(m.id, purged=False, cancelled=True, commits=count)
-    needles = [m.title, *{p.rpartition("/")[2] for p in paths}, notes.first_line(m.body)[:40],
-               *[line.strip() for line in m.body.splitlines() if len(line.strip()) >= 12]]
-    with e.lock.held():  # the removal and the rewrite are one operation: no writer in between
-        with e.transaction("edit", f"forget: purged memory {m.id}", [("Memory-Id", m.id), ("Memory-Op", "edit")],
-                           source) as tx:
-            tx.remove(m.path)
-        rewritten = gitlog.rewrite_history(e.repo, m.id, needles)
-        e.rebuild_caches()  # deleted documents linger in index segments until rebuilt
-    return ForgetReport(m.id, purged=True, commits=rewritten)
 
 
 def _text_or_none(e: Engine, rel: str) -> str | None:

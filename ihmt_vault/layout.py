@@ -14,7 +14,7 @@ from . import tree
 from .errors import BadInput
 
 # Files at the vault root that are documentation, not memories.
-ROOT_DOCS = {"readme.md", "claude.md", "agents.md", "license.md", "changelog.md"}
+ROOT_DOCS = {"readme.md", "claude.md", "agents.md", "license.md", "changelog.md", "operations.md"}
 
 
 def expand(path: str | Path) -> Path:

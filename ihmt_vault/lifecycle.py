@@ -6,7 +6,9 @@ to them when nothing live answers); a pinned (core) memory is never archived.
 """
 from __future__ import annotations
 
-from . import tree
+import datetime as dt
+
+from . import clock, oplog, tree
 from .engine import Engine
 from .errors import BadInput
 from .notes import Memory
@@ -35,7 +37,7 @@ def archive(e: Engine, id_or_path: str, source: str | None = None) -> Memory:
     return e.read(dest)
 
 
-def restore(e: Engine, id_or_path: str, source: str | None = None) -> Memory:
+def restore(e: Engine, id_or_path: str, source: str | None = None, why: str = "") -> Memory:
     m = e.get(id_or_path)
     if m.folder.split("/")[0] != tree.ARCHIVE:
         raise BadInput(f"{m.path}: is not archived; only memories under {tree.ARCHIVE}/ can be restored")
@@ -44,4 +46,41 @@ def restore(e: Engine, id_or_path: str, source: str | None = None) -> Memory:
                        source) as tx:
         tx.edit(m, {"status": "outdated" if m.superseded_by else "active"})
         dest = tx.move(m.path, home)
+        if why:  # the vault did it on its own: the operations log says so
+            oplog.append(tx, f"restored from the archive ({why})", [m])
     return e.read(dest)
+
+
+def show(e: Engine, id_or_path: str, source: str | None = None) -> Memory:
+    """Read in full: a recall; an archived memory read in full comes back to its folder."""
+    m = e.get(id_or_path)
+    e.recalls.record([m.id])
+    if m.folder.split("/")[0] == tree.ARCHIVE and m.id:
+        back = restore(e, m.id, source, why="read in full")
+        back.notices.append(f"Restored from the archive to {back.folder}/.")
+        return back
+    return m
+
+
+def recalled_by_search(e: Engine, result):
+    """Count the search's answer as a recall. An answer from the archive recalled twice within the
+    idle allowance comes back to its folder (one `restore` commit; the answer says so)."""
+    if result.status != "found" or not result.hits or not result.hits[0].id:
+        return result
+    best = result.hits[0]
+    e.recalls.record([best.id])
+    if result.archived_fallback and best.folder.split("/")[0] == tree.ARCHIVE:
+        seen = e.recalls.all().get(best.id)
+        if seen and seen.count >= 2 and _recent(seen.last, e.config.decay_idle_days):
+            back = restore(e, best.id, why="recalled twice")
+            best.notices.append(f"Restored from the archive to {back.folder}/.")
+            best.path, best.folder = back.path, back.folder
+    return result
+
+
+def _recent(stamp: str, days: int) -> bool:
+    try:
+        when = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return (clock.now() - when).days <= max(1, days)

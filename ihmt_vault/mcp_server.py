@@ -215,7 +215,7 @@ class Tools:
         if folder is not None:
             text = self._summary(folder, level)
             return _cut(text, READ_TOKENS, "[cut: read_memory(a folder above) to go on]")
-        m = self.v.get(ref)
+        m = self.v.show(ref)   # read in full: a recall (and an archived memory comes back)
         head = [f"# {m.title}",
                 " · ".join(x for x in (f"id: {m.id}", f"type: {m.type}", m.date and f"date: {m.date}",
                                        f"status: {m.status}", m.tags and f"tags: {', '.join(m.tags)}",
@@ -225,6 +225,7 @@ class Tools:
             head.append(f"OUTDATED: superseded by {other}{self._title_of(other)}: trust that one.")
         for other in m.supersedes:
             head.append(f"Corrects {other}{self._title_of(other)}.")
+        head += m.notices
         body = m.body.strip()
         if len(body) > MEMORY_CHARS:
             body = body[:MEMORY_CHARS].rstrip() + f"\n[cut: the rest is in {m.path}]"

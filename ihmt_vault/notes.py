@@ -27,6 +27,7 @@ import yaml
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
+from . import clock
 from .errors import BrokenFile
 from .text import fold
 
@@ -365,7 +366,7 @@ def read_exact(file: Path) -> str:
 
 
 def now_timestamp() -> str:
-    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0, tzinfo=None).isoformat() + "Z"
+    return clock.stamp()
 
 
 def write_atomic(file: Path, text: str, expected: bytes | None = None) -> bool:

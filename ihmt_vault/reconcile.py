@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from . import notes, tree
+from . import gitlog, notes, purge, tree
 from .engine import Engine, Progress
 from .errors import BrokenFile
 from .results import FileChange, Problem, RebuildReport, ReconcileReport
@@ -59,6 +59,14 @@ def secret_problem(rel: str, kind: str) -> Problem:
                                   f"remove it from the file (keep a pointer such as 'in 1Password')", repairable=False)
 
 
+def _purged(e: Engine, tombs, rel: str) -> str | None:
+    try:
+        data = e.layout.abs(rel).read_bytes()
+    except OSError:
+        return None
+    return tombs.holds(gitlog.blob_hash(data), data)
+
+
 def take_in(e: Engine, tx: Transaction, paths: Iterable[str] | None) -> tuple[list[FileChange], list[Problem]]:
     scope = None if paths is None else sorted({r for p in paths if (r := e.layout.rel_or_none(p)) is not None})
     on_disk = e.layout.scan(scope)
@@ -77,6 +85,7 @@ def take_in(e: Engine, tx: Transaction, paths: Iterable[str] | None) -> tuple[li
     id_of_gone = {(e.catalog.by_path(p) or {}).get("id"): p for p in gone}
     changes: list[FileChange] = []
     problems: list[Problem] = []
+    tombs = purge.tombstones(e)
 
     def leave_out(problem: Problem, rel: str) -> None:
         problems.append(problem)
@@ -94,6 +103,11 @@ def take_in(e: Engine, tx: Transaction, paths: Iterable[str] | None) -> tuple[li
         secret = refused(e, rel) if rel in dirty or rel not in known else None
         if secret:
             leave_out(secret, rel)
+            continue
+        purged = _purged(e, tombs, rel) if tombs.ids and (rel in dirty or rel not in known) else None
+        if purged:
+            leave_out(Problem("purged", rel, f"{rel}: is memory {purged}, which was purged; it was not committed: "
+                                             f"delete the file", repairable=False), rel)
             continue
         fill = {}
         if "title" in m.missing:

@@ -7,14 +7,13 @@ folder that outgrows the branch factor is split afterwards, in its own `move` co
 """
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 from typing import Iterable
 
-from . import notes, timeline, tree
+from . import clock, notes, timeline, tree
 from .draft import Draft, check_facts, draft
 from .engine import Engine, Progress, facts_of
-from .errors import BadInput
+from .errors import BadInput, VaultError
 from .notes import Memory
 from .results import ImportReport
 
@@ -31,7 +30,14 @@ def save(e: Engine, text: str, title=None, topic=None, date=None, tags: Iterable
                    extra={"facts": check_facts(facts)} if facts is not None else None)
     if replaces is not None and not replaces.strip():
         raise BadInput("replaces is empty; describe the memory this one corrects in a few words")
-    notices: list[str] = []
+    e.refresh()
+    same = [r for r in e.catalog.by_digest(notes.digest_of(d.text)) if e.layout.abs(r.path).is_file()]
+    if same and not d.supersedes and not replaces:   # told again: a recall, not a second file
+        kept = e.read(same[0].path)
+        e.recalls.record([kept.id])
+        kept.notices = [f"Already remembered as {kept.id} ({kept.path}); nothing saved."]
+        return kept
+    notices: list[str] = near_duplicates(e, d)
     with e.transaction("save", f"save: {d.title}", [], d.source) as tx:
         old = [e.get(i) for i in d.supersedes]
         if replaces:
@@ -159,6 +165,23 @@ def split_if_crowded(e: Engine, folders: set[str], agent: str) -> None:
             tx.trailers += [("Memory-Id", i) for i in moved[next(iter(moved))]] if len(moved) == 1 else []
 
 
+def near_duplicates(e: Engine, d: Draft) -> list[str]:
+    """Live memories with the same title and almost the same words: said, the agent decides."""
+    words = set(tree.tokens(d.text))
+    out = []
+    for r in e.catalog.by_title(d.title):
+        if r.status == "archived" or not words:
+            continue
+        try:
+            other = set(tree.tokens(e.read(r.path).body))
+        except VaultError:
+            continue
+        if other and len(words & other) / len(words | other) >= 0.8:
+            out.append(f"Near-duplicate of {r.id} {r.title!r} ({r.path}): if this replaces it, call "
+                       f"mark_outdated({r.id}, <new id>); if it is the same, nothing needed saving.")
+    return out
+
+
 def find_replaced(e: Engine, description: str) -> tuple[list[Memory], str | None]:
     """The memory a correction replaces, by search: ([memory], None), or ([], what to tell the caller)."""
     result = e.search(description, k=5, budget_tokens=e.config.search_tokens)
@@ -180,7 +203,7 @@ def find_replaced(e: Engine, description: str) -> tuple[list[Memory], str | None
 def contradicted_by(e: Engine, d: Draft) -> tuple[list[Memory], list[str]]:
     """Memories a new memory's facts contradict, and what to tell the caller."""
     probe = Memory(id="", title=d.title, path="", body=d.text, source=d.source, meta=d.extra)
-    day = d.date or dt.date.today().isoformat()
+    day = d.date or clock.today().isoformat()
     contradicted, said = [], []
     for fact in facts_of(probe):
         records = [(f, day_, i, t) for f, day_, i, t, _st in e.catalog.facts(

@@ -13,15 +13,34 @@ Invariants, whatever the two sides did offline:
 - One writer: the whole sync holds the vault lock, and the merge is committed through the one
   write path (a transaction whose commit has the other side as second parent). A merge a crash
   interrupts is finished or aborted by `doctor --repair`.
+- A purged memory never comes back. `.ihmt/purged.json` (written by `forget --purge`, committed,
+  ids and blob hashes only) is the list of tombstones; a blob is the purged memory when its hash is
+  listed or its front matter names a listed id (`id:` or `conflict_of:`). When there are any,
+  before anything is merged or pushed:
+  * a file waiting to be committed that is a purged memory (put back by hand, restored from a
+    backup) stops the sync before it is committed: delete it;
+  * the remote's branch is looked at before it lands: a tip we do not have is fetched into a
+    private ref first (remote-tracking refs untouched) and, if anything it brings holds a purged
+    memory, that fetch is undone and its objects pruned (the repository stays as clean as the
+    purge left it), nothing is merged, and the error says how to purge the remote:
+    `git push --force-with-lease=<branch>:<its tip> <remote> HEAD:<branch>` (and whether the
+    remote has commits of another clone that this would lose), after which every other clone
+    must re-clone or run `ihmt forget ID --purge` before it syncs again; `sync status` looks the
+    same way;
+  * the other way round, when the remote's tombstones (or ours) name a memory this clone's own
+    history still holds (a clone that has not purged yet), nothing is merged or pushed and the
+    error says to run `ihmt forget ID --purge` here (or re-clone) and sync again;
+  * two machines' tombstones merge as their union.
 
 Credentials, transports and remotes are git's own.
 """
 from __future__ import annotations
 
-from . import notes, tree
+from . import gitlog, notes, oplog, purge, tree
 from .engine import Engine
 from .errors import BadInput, VaultError
 from .gitlog import GitError
+from .purge import TOMBSTONES, Tombstones
 from .reconcile import reconcile
 from .results import SyncReport, SyncStatus
 from .transaction import Transaction
@@ -55,7 +74,12 @@ def status(e: Engine, remote: str | None = None) -> SyncStatus:
     name = _remote(e, remote)
     branch = _branch(e)
     try:
-        e.repo.fetch(name)
+        tombs = purge.tombstones(e)
+        if tombs:
+            with e.lock.held(what="sync"):   # a refused fetch is pruned: no writer in between
+                _fetch(e, name, branch, tombs)
+        else:
+            e.repo.fetch(name)
     except GitError as err:
         raise VaultError(str(err)) from None
     upstream = f"{name}/{branch}"
@@ -72,10 +96,13 @@ def sync(e: Engine, remote: str | None = None, agent: str = "sync") -> SyncRepor
     try:
         with e.lock.held(what="sync"):  # two syncs (or a sync and a save) take turns
             configure(e)
+            tombs = purge.tombstones(e)
+            _refuse_pending(e, tombs)
             report.committed = reconcile(e, None, agent=agent).changes
             for _attempt in range(3):
-                e.repo.fetch(name)
+                _fetch(e, name, branch, tombs)
                 upstream = f"{name}/{branch}"
+                _refuse_purged(e, name, branch, upstream, tombs)
                 if e.repo.rev_exists(upstream):
                     ahead, behind = e.repo.ahead_behind(upstream)
                     if behind:
@@ -104,12 +131,17 @@ def _pull(e: Engine, upstream: str, ahead: int, report: SyncReport, agent: str) 
         changed, unmerged = e.repo.merge_start(upstream)
         for path in unmerged:
             report.conflicts += _resolve(e, tx, path)
+        if TOMBSTONES in changed:   # both machines purged: the union of their tombstones
+            both = purge.tombstones(e, "HEAD").union(purge.tombstones(e, theirs))
+            tx.write(TOMBSTONES, both.to_text())
         tx.paths.update(changed)
         tx.folders.update(tree.folder_of(p) for p in changed)
         tx.folders.add("")
         _settle(e, tx, [p for p in changed if e.layout.is_memory_path(p) and e.layout.abs(p).is_file()])
         tx.merge_parent = theirs
         tx.body = "\n".join(report.conflicts)
+        copies = f", {len(report.conflicts)} conflict copies" if report.conflicts else ""
+        oplog.append(tx, f"merged {report.pulled} commits from {upstream}{copies}", op="sync")
     report.merge_commit = tx.commit or e.repo.head()
 
 
@@ -215,3 +247,85 @@ def merge_memory(base: str | None, ours: str, theirs: str, rel: str) -> str | No
             return None
     text = ours if o.body == t.body or t.body == b.body else ours[: len(ours) - len(o.body)] + t.body
     return notes.update_front_matter(text, changes, tuple(removed), path=rel) if changes or removed else text
+
+
+# -- tombstones: a purged memory never comes back ----------------------------------------------------
+def _refuse_pending(e: Engine, tombs: Tombstones) -> None:
+    """A file waiting to be committed that is a purged memory stops the sync before it is committed."""
+    if not tombs:
+        return
+    for rel in e.repo.dirty():
+        file = e.layout.abs(rel)
+        try:
+            data = file.read_bytes() if file.is_file() else None
+        except OSError:
+            continue
+        which = data is not None and tombs.holds(gitlog.blob_hash(data), data)
+        if which:
+            raise VaultError(f"{rel}: is memory {which}, which was purged from this vault; delete the file "
+                             f"(nothing was synced)")
+
+
+def _first_purged(e: Engine, tombs: Tombstones, *revs: str) -> str | None:
+    """The purged memory the first blob of `revs` that holds one is (rev-list arguments), or None."""
+    for sha, data in e.repo.blobs(*revs):
+        which = tombs.holds(sha, data)
+        if which:
+            return which
+    return None
+
+
+def _replaced_commits(e: Engine) -> set[str]:
+    file = e.root / purge.PURGE_DIR / purge.REWRITTEN
+    try:
+        return set(file.read_text(encoding="utf-8").split())
+    except OSError:
+        return set()
+
+
+def _fetch(e: Engine, name: str, branch: str, tombs: Tombstones) -> None:
+    """Fetch `name`; when this vault has purged memories, what the remote brings is looked at first
+    and refused (fetch undone, objects pruned) when it holds one of them."""
+    if not tombs:
+        e.repo.fetch(name)
+        return
+    tip = e.repo.remote_tip(name, branch)
+    if tip is None or e.repo.rev_exists(f"{tip}^{{commit}}"):
+        e.repo.fetch(name)   # nothing there, or nothing new to us (what we hold is looked at after)
+        return
+    replaced = _replaced_commits(e)   # (a tip among them is not refused unseen: another clone's purge may differ)
+    incoming = e.repo.fetch_quarantined(name, branch)
+    which = _first_purged(e, tombs, incoming, "--not", "HEAD")
+    if which:
+        foreign = len([c for c in e.repo.rev_list(incoming, "--not", "HEAD") if c not in replaced]) \
+            if replaced else None
+        e.repo.drop_quarantine(prune=True)
+        raise VaultError(_remote_holds(name, branch, tip, which, foreign))
+    e.repo.drop_quarantine(prune=False)
+    e.repo.fetch(name)
+
+
+def _refuse_purged(e: Engine, name: str, branch: str, upstream: str, tombs: Tombstones) -> None:
+    """Neither side may bring back a memory either side purged."""
+    exists = e.repo.rev_exists(upstream)
+    every = tombs.union(purge.tombstones(e, upstream)) if exists else tombs
+    if not every:
+        return
+    if exists:
+        which = _first_purged(e, every, upstream, "--not", "HEAD")
+        if which:
+            raise VaultError(_remote_holds(name, branch, e.repo.rev(upstream), which, None))
+    which = _first_purged(e, every, "HEAD", "--not", upstream if exists else f"--remotes={name}")
+    if which:
+        raise VaultError(f"memory {which} was purged (.ihmt/purged.json) but this clone's history still holds it: "
+                         f"nothing was merged or pushed; run 'ihmt forget {which} --purge' here (or re-clone "
+                         f"from {name}), then 'ihmt sync'")
+
+
+def _remote_holds(name: str, branch: str, tip: str, which: str, foreign: int | None) -> str:
+    lose = ("it has nothing this vault lacks, so " if foreign == 0 else
+            f"it also has {foreign} commits another clone made on the old history (purge that clone and sync "
+            f"from it first, or lose them): " if foreign else "")
+    return (f"{name}/{branch} still holds memory {which}, which was purged here: nothing was merged or pushed; "
+            f"{lose}overwrite it with 'git push --force-with-lease={branch}:{tip} {name} HEAD:{branch}', then "
+            f"re-clone every other copy or run 'ihmt forget {which} --purge' in it before its next sync")

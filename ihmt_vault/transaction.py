@@ -169,6 +169,8 @@ class Transaction:
             e.journal.clear()
             return
         self._leave_out_secrets()
+        if self.paths:
+            e.recalls.flush(self.write)  # this machine's recall counts travel with the next commit
         memory_paths = [p for p in self.paths if e.layout.is_memory_path(p)]
         catalogued = e.recatalog([p for p in memory_paths if e.layout.abs(p).exists()],
                                  [p for p in memory_paths if not e.layout.abs(p).exists()], self.known)

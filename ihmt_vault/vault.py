@@ -11,8 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Iterable
 
-from . import (corrections, doctor as doctor_mod, githooks, gitlog, history as history_mod, levels, lifecycle,
-               notes, reconcile as reconcile_mod, saving, sync as sync_mod, timeline, tree)
+from . import (corrections, decay as decay_mod, doctor as doctor_mod, githooks, gitlog, history as history_mod, levels,
+               lifecycle, notes, purge as purge_mod, reconcile as reconcile_mod, saving, sync as sync_mod, timeline,
+               tree)
 from .config import CONFIG_PATH, Config
 from .draft import check_date
 from .engine import Engine, Progress
@@ -30,6 +31,7 @@ GITATTRIBUTES = ("# Generated summaries: collapsed in diffs, regenerated after m
 class Vault:
     def __init__(self, engine: Engine):
         self.engine = engine
+        self._wire()
 
     # -- opening ----------------------------------------------------------------------------------
     @classmethod
@@ -67,6 +69,7 @@ class Vault:
         githooks.install(e)
         with e.transaction("", f"init: {config.title}", []) as tx:  # no memory, no Memory-Op
             tx.paths.update(written)
+            tx.paths.add(e.recalls.start_epoch())  # the metabolism counts from today
             tx.paths.update(e.layout.scan())  # a folder of notes becomes a vault with its notes
             tx.folders.add("")
             tx.folders.update(e.layout.all_folders())
@@ -89,6 +92,12 @@ class Vault:
         if gitlog.work_tree_of(root) is None:
             raise NotAVault(f"{root}: the vault is not inside a git repository; run 'git init' there")
         return cls(Engine(root, Config.load(root)))
+
+    def _wire(self) -> None:
+        """The composition root's one piece of wiring: decay runs on its own after a write, once a day."""
+        e = self.engine
+        if e.config.auto_decay:
+            e.after_write = lambda: decay_mod.run(e) if decay_mod.due(e) else None
 
     def close(self) -> None:
         """Release the caches and git's helper processes (the vault stays as it is on disk)."""
@@ -174,8 +183,14 @@ class Vault:
         if under:
             under = tree.clean_topic(under, self.config.max_depth)
         day = check_date(as_of, "--as-of ") if as_of else None
-        return self.engine.search(query, k=k, clue=clue, level=level, under=under, detail=detail,
-                                  budget_tokens=self.config.search_tokens, as_of=day)
+        result = self.engine.search(query, k=k, clue=clue, level=level, under=under, detail=detail,
+                                    budget_tokens=self.config.search_tokens, as_of=day)
+        return lifecycle.recalled_by_search(self.engine, result)
+
+    def show(self, id_or_path: str, source: str | None = None) -> Memory:
+        """A memory read in full by a person or an agent: counted as a recall, and brought back from
+        the archive if it was there (one `restore` commit, with a notice)."""
+        return lifecycle.show(self.engine, id_or_path, source)
 
     def facts(self, subject: str | None = None, at: str | None = None) -> list[timeline.Timeline]:
         """Every fact's timeline (oldest value first), or one subject's; with `at`, as of that day."""
@@ -224,6 +239,19 @@ class Vault:
         """Pin (a core memory: never decays, always in the brief) or unpin a memory. One commit."""
         return lifecycle.pin(self.engine, id_or_path, pinned, source)
 
+    def decay(self, dry_run: bool = False, source: str | None = None) -> "decay_mod.DecayReport":
+        """Archive the memories whose weight sank (see decay.py for the rule), delete expired archived
+        ones if `archive_expiry_days` is set: one commit, one line in operations.md."""
+        return decay_mod.run(self.engine, dry_run, source)
+
+    def decay_due(self) -> bool:
+        """Whether decay has not run today on this machine (what `ihmt decay --auto` asks)."""
+        return decay_mod.due(self.engine)
+
+    def weights(self) -> list:
+        """Every memory's weight now, heaviest first (recalls, idle days): what decay would judge."""
+        return decay_mod.weigh(self.engine, self.engine.recalls)
+
     def archive(self, id_or_path: str, source: str | None = None) -> Memory:
         """Move a memory into `archive/` (same sub-path), status archived: kept and searchable, out of the way."""
         return lifecycle.archive(self.engine, id_or_path, source)
@@ -245,10 +273,10 @@ class Vault:
         asked first with the number of commits that change. A purged vault must be force-pushed and
         other clones re-cloned (their copies still hold the text).
         """
+        if purge:  # by id or path; a purge a crash interrupted is finished by the same call
+            return purge_mod.purge(self.engine, id_or_path, confirm, source)
         m = self.get(id_or_path)
-        if not purge:
-            return ForgetReport(m.id, purged=False, path=self.archive(m.id, source=source).path)
-        return history_mod.purge(self.engine, m, confirm, source)
+        return ForgetReport(m.id, purged=False, path=self.archive(m.id, source=source).path)
 
     # -- keeping the vault whole ------------------------------------------------------------------
     def reconcile(self, paths: Iterable[str] | None = None, agent: str = "watch") -> ReconcileReport:

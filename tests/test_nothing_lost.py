@@ -44,8 +44,9 @@ def test_a_save_during_a_persons_git_commit_lands_and_their_index_keeps_the_memo
     person = subprocess.Popen(["git", "-c", "user.name=P", "-c", "user.email=p@example.com", "commit", "-q"],
                               cwd=vault.root, env={**os.environ, "GIT_EDITOR": editor},
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 10
-    while not (vault.root / ".git/index.lock").exists() and time.monotonic() < deadline:
+    deadline = time.monotonic() + 120      # a hang guard: a loaded machine starts git slowly
+    while not (vault.root / ".git/index.lock").exists() and person.poll() is None:
+        assert time.monotonic() < deadline, "git commit never took .git/index.lock"
         time.sleep(0.02)
     saved = ihmt("save", "Staging runs PostgreSQL 17.", "--topic", "work", "--vault", str(vault.root))
     person.wait()

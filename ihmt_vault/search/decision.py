@@ -31,6 +31,7 @@ class Decision:
     status: str
     message: str = ""
     tied: list[Scored] | None = None      # the ambiguous candidates
+    coverage: float = 0.0                 # share of the question's weight (idf) the best memory holds
 
 
 def weights(s, pq: ParsedQuery, n_docs: int) -> dict[str, Weight]:
@@ -65,12 +66,12 @@ def decide(s, pq: ParsedQuery, top: list[Scored]) -> Decision:
     total = sum(w[x].idf for x in groups) or 1.0
     common_df = max(5, 0.05 * n_docs)
     m0 = found[0]
+    cov = sum(w[x].idf for x in m0) / total if groups else 0.0
     if groups:
-        cov = sum(w[x].idf for x in m0) / total
         distinctive = [x for x in m0 if w[x].df <= common_df]
         if not m0 or (not distinctive and cov < 0.5) or cov < 0.2:
             words = ", ".join(sorted(x if x != DATE_GROUP else "the date" for x in m0)) or "nothing"
-            return Decision(NOT_FOUND, f"Only common or stray words matched ({words}).")
+            return Decision(NOT_FOUND, f"Only common or stray words matched ({words}).", coverage=cov)
     # ambiguity: several memories match the query's distinctive words equally well, and nothing
     # in the question tells them apart
     s0 = top[0].score
@@ -83,8 +84,8 @@ def decide(s, pq: ParsedQuery, top: list[Scored]) -> Decision:
     if len(tied) >= 2 and len(groups) <= 2:
         titles = {(x.data.get("title") or "").strip().lower() for x in tied}
         if len(titles) == len(tied) and all(title_has_all(pq, x.data) for x in tied):
-            return Decision(AMBIGUOUS, "Several memories match equally; a clue would tell them apart.", tied[:5])
-    return Decision(FOUND)
+            return Decision(AMBIGUOUS, "Several memories match equally; a clue would tell them apart.", tied[:5], cov)
+    return Decision(FOUND, coverage=cov)
 
 
 def distinguish(cands: list[Hit], pq: ParsedQuery) -> None:

@@ -21,6 +21,7 @@ from whoosh.filedb.filestore import FileStorage
 from whoosh.query import And, ConstantScoreQuery, Term
 from whoosh.writing import CLEAR
 
+from .. import clock
 from . import decision, scoring
 from .candidates import bounded, gather
 from .documents import SCHEMA_VERSION, fields_of, make_schema
@@ -30,6 +31,7 @@ from .rankers import RankItem, Ranker, fuse
 from .result import AMBIGUOUS, NOT_FOUND, SearchResult, estimate_tokens
 
 STATE_FILE = "ihmt-state.json"
+ARCHIVE_MARGIN = 0.15    # how much more of the question an archived answer must hold to replace a live one
 
 
 class IndexUnavailable(Exception):
@@ -69,7 +71,7 @@ class SearchIndex:
     def today(self) -> dt.date:
         t = self._today
         if t is None:
-            return dt.date.today()
+            return clock.today()
         return t() if callable(t) else t
 
     def _open_ix(self):
@@ -183,6 +185,13 @@ class SearchIndex:
             except OSError:
                 pass
 
+    def destroy(self) -> None:
+        """Delete the index's files (a purge: deleted documents linger in old segments); the next
+        search rebuilds it."""
+        with self._lock:
+            self.invalidate()
+            shutil.rmtree(self.dir, ignore_errors=True)
+
     def _write_state(self, state: dict) -> None:
         data = dict(state or {})
         data["_schema"] = SCHEMA_VERSION
@@ -284,9 +293,11 @@ class SearchIndex:
         else:
             scopes = ("mem",)
         res = self._search(s, pq, cq, k, level, under, scopes, as_of)
-        if mode == "fallback" and res.status == NOT_FOUND:
+        if mode == "fallback" and (res.status == NOT_FOUND or res.coverage < 1.0) and s.doc_frequency("scope", "arc"):
+            # nothing live answers, or what answers holds only part of the question: an archived
+            # memory that holds clearly more of it answers instead (decayed is not forgotten)
             arc = self._search(s, pq, cq, k, level, under, ("arc",), as_of)
-            if arc.status != NOT_FOUND:
+            if arc.status != NOT_FOUND and (res.status == NOT_FOUND or arc.coverage > res.coverage + ARCHIVE_MARGIN):
                 arc.archived_fallback = True
                 arc.node_reads += res.node_reads
                 res = arc
@@ -326,7 +337,7 @@ class SearchIndex:
         items = fuse(pq.text, items, self.rankers, _rank_item)
         top = items[: max(k, 10)]
         verdict = decision.decide(s, pq, top)
-        res.status, res.message = verdict.status, verdict.message
+        res.status, res.message, res.coverage = verdict.status, verdict.message, verdict.coverage
         res.hits = [scoring.make_hit(s, x, pq) for x in items[:k]]
         if verdict.status == AMBIGUOUS:
             res.candidates = [scoring.make_hit(s, x, pq) for x in verdict.tied]

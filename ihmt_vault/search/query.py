@@ -4,6 +4,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+from .. import clock
 from . import analysis, dates
 
 
@@ -46,7 +47,7 @@ def parse(text: str, today: dt.date | None = None) -> ParsedQuery:
     and its Spanish stems (a document is stemmed in its own language, so one of them meets it).
     """
     text = text or ""
-    ref = today or dt.date.today()
+    ref = today or clock.today()
     spans = dates.find_dates(text, ref)
     rest = dates.strip_spans(text, spans) if spans else text
     lang = analysis.text_lang(text)

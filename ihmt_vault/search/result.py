@@ -38,6 +38,7 @@ class SearchResult:
     node_reads: int = 0                               # summaries and memories read
     tokens: int = 0                                   # estimated tokens of render(detail)
     archived_fallback: bool = False                   # hits come from the archive
+    coverage: float = 0.0                             # how much of the question (by idf) the answer holds
     query: str = ""
     clue: str | None = None
     message: str = ""                                 # why: which words matched / tied
@@ -54,6 +55,7 @@ class SearchResult:
             "clue": self.clue,
             "message": self.message,
             "archived_fallback": self.archived_fallback,
+            "coverage": round(self.coverage, 3),
             "node_reads": self.node_reads,
             "tokens": self.tokens,
             "hits": [_hit_dict(h) for h in self.hits],
