@@ -14,12 +14,25 @@ the disk; `apply` writes them. The rules:
 - every file edited is first copied under `~/.ihmt/backups/<time>/` (new files have nothing to
   back up), and each write is atomic (a temp file renamed over the old one, mode kept).
 
+What is written travels as far as it can. User scope names this machine's `ihmt` and vault by
+their absolute paths. Project scope (files a team commits) names `ihmt` as a command on the PATH
+and the vault relative to the project when it lies inside it, else no vault at all (each machine's
+`$IHMT_VAULT` or `~/.ihmt/vault`), and says what a teammate needs. The vault itself is created when
+it does not exist yet (a folder that exists and is not a vault is refused), so the agent never
+starts with a server that cannot open it. Claude Code's session-start hook is the shipped wrapper
+`hooks/claude-code-session-start.sh` (copied into the project for project scope), which never fails
+a session. After the edits, `next_steps` says what each agent still needs from its user (approving
+a project server, trusting a folder...).
+
 Formats checked against each agent's documentation (2026): Claude Code `~/.claude.json` /
 `.mcp.json` `mcpServers`; Cursor `~/.cursor/mcp.json` / `.cursor/mcp.json` `mcpServers`; Claude
 Desktop `claude_desktop_config.json` `mcpServers`; VS Code `mcp.json` `servers` with `type:
 stdio`; Gemini CLI `~/.gemini/settings.json` / `.gemini/settings.json` `mcpServers`; opencode
 `opencode.json` `mcp` with `type: local` and `command` as one array; Codex `~/.codex/config.toml`
-/ `.codex/config.toml` `[mcp_servers.NAME]` with `command` and `args`.
+/ `.codex/config.toml` `[mcp_servers.NAME]` with `command`, `args` and
+`default_tools_approval_mode`; Windsurf `~/.codeium/windsurf/mcp_config.json` `mcpServers` (no
+project file). Antigravity is left out: where it reads its MCP servers is not documented
+consistently (its own panel, MCP Servers > View raw config, takes the same `mcpServers` entry).
 """
 from __future__ import annotations
 
@@ -37,7 +50,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from .errors import BadInput
-from .layout import expand
+from .layout import VAULT_MARK, expand, find_vault
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -78,17 +91,18 @@ class Env:
 
 
 @dataclass
-class Change:
+class ConfigEdit:
     """One file `setup` writes (or would write): what, where, and exactly the text it adds."""
 
     agent: str
-    kind: str                  # "mcp config" | "instructions" | "hook"
+    kind: str                  # "vault" | "mcp config" | "instructions" | "hook" | "hook script"
     path: Path | None
     action: str                # "create" | "update" | "unchanged" | "skip"
     snippet: str = ""          # exactly what is added or replaced in the file
     note: str = ""
     new_text: str | None = None
     backup: Path | None = None
+    mode: int | None = None    # a new file's permissions (the hook script: executable)
 
     def to_dict(self) -> dict:
         return {"agent": self.agent, "kind": self.kind, "path": str(self.path) if self.path else None,
@@ -106,6 +120,8 @@ class Agent:
     instructions_note: str = ""                           # why there is no instruction file to edit
     hook: Callable[[str, Env], Path | None] = lambda scope, env: None
     typed: bool = False                                    # mcpServers entries carry "type": "stdio"
+    after: tuple[str, ...] = ()                            # what the user still does (both scopes)
+    after_project: tuple[str, ...] = ()                    # ... and for a project's files
 
 
 def _by_scope(user: Callable[[Env], Path] | None, project: Callable[[Env], Path] | None):
@@ -124,31 +140,45 @@ AGENTS: dict[str, Agent] = {a.name: a for a in [
           _by_scope(lambda e: e.home / ".claude.json", lambda e: e.cwd / ".mcp.json"),
           _by_scope(lambda e: e.home / ".claude" / "CLAUDE.md", lambda e: e.cwd / "CLAUDE.md"),
           hook=_by_scope(lambda e: e.home / ".claude" / "settings.json", lambda e: e.cwd / ".claude" / "settings.json"),
-          typed=True),
+          typed=True,
+          after_project=("Claude Code asks once whether to use the MCP servers in .mcp.json: approve ihmt "
+                         "('claude mcp reset-project-choices' makes it ask again).",)),
     Agent("codex", "Codex", "codex",
           _by_scope(lambda e: _codex_home(e) / "config.toml", lambda e: e.cwd / ".codex" / "config.toml"),
-          _by_scope(lambda e: _codex_home(e) / "AGENTS.md", lambda e: e.cwd / "AGENTS.md")),
+          _by_scope(lambda e: _codex_home(e) / "AGENTS.md", lambda e: e.cwd / "AGENTS.md"),
+          after=('Codex runs the ihmt tools without asking each time (default_tools_approval_mode = "approve" '
+                 'in [mcp_servers.ihmt]; set it to "prompt" to be asked).',),
+          after_project=("Codex reads a project's .codex/config.toml only when the project is trusted: "
+                         "trust it when Codex asks.",)),
     Agent("opencode", "opencode", "opencode",
           _by_scope(lambda e: e.xdg_config() / "opencode" / "opencode.json", lambda e: e.cwd / "opencode.json"),
           _by_scope(lambda e: e.xdg_config() / "opencode" / "AGENTS.md", lambda e: e.cwd / "AGENTS.md")),
     Agent("cursor", "Cursor", "mcpServers",
           _by_scope(lambda e: e.home / ".cursor" / "mcp.json", lambda e: e.cwd / ".cursor" / "mcp.json"),
           _by_scope(None, lambda e: e.cwd / ".cursor" / "rules" / "ihmt-memory.mdc"),
-          instructions_note="Cursor keeps user rules in its settings (Cursor Settings > Rules): paste "
-                            "templates/memory-instructions.md there, or run with --scope project for a project rule"),
+          instructions_note="Cursor keeps user rules in its settings (Cursor Settings > Rules): paste the text "
+                            "of {template} there, or run with --scope project for a project rule"),
     Agent("gemini-cli", "Gemini CLI", "mcpServers",
           _by_scope(lambda e: e.home / ".gemini" / "settings.json", lambda e: e.cwd / ".gemini" / "settings.json"),
-          _by_scope(lambda e: e.home / ".gemini" / "GEMINI.md", lambda e: e.cwd / "GEMINI.md")),
+          _by_scope(lambda e: e.home / ".gemini" / "GEMINI.md", lambda e: e.cwd / "GEMINI.md"),
+          after=("Gemini CLI starts MCP servers and reads a project's .gemini/settings.json only in a trusted "
+                 "folder when folder trust is on: trust the folder when it asks.",)),
     Agent("claude-desktop", "Claude Desktop", "mcpServers",
           _by_scope(lambda e: e.app_support("Claude") / "claude_desktop_config.json", None),
           instructions_note="Claude Desktop reads no instruction file; the server's own instructions tell it "
-                            "how to use the memory (or paste templates/memory-instructions.md into a project's "
-                            "instructions)"),
+                            "how to use the memory (or paste the text of {template} into a project's instructions)"),
     Agent("vscode", "VS Code", "vscode",
           _by_scope(lambda e: e.app_support("Code") / "User" / "mcp.json", lambda e: e.cwd / ".vscode" / "mcp.json"),
           _by_scope(None, lambda e: e.cwd / ".github" / "copilot-instructions.md"),
           instructions_note="VS Code reads user-level instructions from its settings; run with --scope project "
-                            "to write .github/copilot-instructions.md"),
+                            "to write .github/copilot-instructions.md",
+          after=("VS Code asks you to trust the ihmt server the first time it starts it: choose Trust.",)),
+    Agent("windsurf", "Windsurf", "mcpServers",
+          _by_scope(lambda e: e.home / ".codeium" / "windsurf" / "mcp_config.json", None),
+          instructions_note="Windsurf keeps global rules in Cascade's Customizations > Rules (+ Global): paste the "
+                            "text of {template} there; in a project, Windsurf also reads an AGENTS.md at its root "
+                            "(ihmt setup codex --scope project writes one)",
+          after=("Windsurf: press Refresh in Cascade's MCP servers panel (or restart Windsurf).",)),
 ]}
 NAMES = tuple(AGENTS)
 
@@ -166,16 +196,67 @@ def ihmt_executable() -> str:
 def server_command(vault: Path | None, executable: str | None = None) -> tuple[str, list[str]]:
     args = ["mcp"]
     if vault is not None:
-        args += ["--vault", str(expand(vault).resolve())]
+        args += ["--vault", str(vault)]
     return executable or ihmt_executable(), args
 
 
-def instructions_text() -> str:
-    """templates/memory-instructions.md: from the checkout, or as shipped in the wheel."""
-    checkout = Path(__file__).resolve().parent.parent / "templates" / "memory-instructions.md"
+def _shipped(folder: str, checkout_dir: str, name: str) -> Path:
+    """A file shipped with the package: from the checkout (an editable install), or from the
+    installed package's `folder` (a wheel): a real path a person can open."""
+    checkout = Path(__file__).resolve().parent.parent / checkout_dir / name
     if checkout.is_file():
-        return checkout.read_text(encoding="utf-8")
-    return (resources.files("ihmt_vault._templates") / "memory-instructions.md").read_text(encoding="utf-8")
+        return checkout
+    return Path(str(resources.files("ihmt_vault"))) / folder / name
+
+
+def instructions_path() -> Path:
+    """templates/memory-instructions.md, as shipped (ihmt_vault/_templates in a wheel)."""
+    return _shipped("_templates", "templates", "memory-instructions.md")
+
+
+def instructions_text() -> str:
+    return instructions_path().read_text(encoding="utf-8")
+
+
+HOOK_SCRIPT = "claude-code-session-start.sh"
+PROJECT_HOOK = ".claude/hooks/ihmt-session-start.sh"   # the wrapper's copy in a project
+
+
+def hook_script_path() -> Path:
+    """hooks/claude-code-session-start.sh, as shipped (ihmt_vault/_hooks in a wheel)."""
+    return _shipped("_hooks", "hooks", HOOK_SCRIPT)
+
+
+# -- which vault ------------------------------------------------------------------------------------
+def chosen_vault(vault: Path | None, env: Env) -> Path:
+    """The vault to connect: the one named, else the one the current folder is in (like the CLI),
+    else $IHMT_VAULT, else ~/.ihmt/vault; as an absolute path."""
+    if vault is None:
+        vault, _ = find_vault(env.cwd, env.environ, env.home)
+    vault = expand(vault)
+    return (vault if vault.is_absolute() else env.cwd / vault).resolve()
+
+
+def _vault_change(agent: Agent, root: Path) -> ConfigEdit | None:
+    """None when `root` is a vault; creating it when nothing is there yet; refused when it is a file
+    or a folder of something else (a typo should not turn a project into a vault)."""
+    if (root / VAULT_MARK).is_file():
+        return None
+    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+        raise BadInput(f"{root}: exists and is not a vault; nothing was written: give the path of a vault "
+                       f"(or a new folder), or make this one a vault with 'ihmt init {root}'")
+    return ConfigEdit(agent.name, "vault", root, "create",
+                  note="a new, empty vault for the agent's memories (inside a git repository it is a folder "
+                       "of that repository: only the vault's own files are committed there)")
+
+
+def _inside(path: Path, folder: Path) -> str | None:
+    """`path` relative to `folder` (POSIX) when it lies inside it, else None."""
+    try:
+        rel = Path(os.path.realpath(path)).relative_to(os.path.realpath(folder))
+    except ValueError:
+        return None
+    return rel.as_posix()
 
 
 def _entry(agent: Agent, command: str, args: list[str]) -> dict:
@@ -215,13 +296,13 @@ def _load_json(path: Path, text: str, snippet: str) -> dict:
     return data
 
 
-def _json_change(agent: Agent, kind: str, path: Path, merge: Callable[[dict], bool], snippet: str) -> Change:
+def _json_change(agent: Agent, kind: str, path: Path, merge: Callable[[dict], bool], snippet: str) -> ConfigEdit:
     text = _read(path)
     data = _load_json(path, text, snippet)
     if not merge(data):
-        return Change(agent.name, kind, path, "unchanged", snippet)
+        return ConfigEdit(agent.name, kind, path, "unchanged", snippet)
     new = json.dumps(data, indent=_indent_of(text), ensure_ascii=False) + "\n"
-    return Change(agent.name, kind, path, "update" if path.exists() else "create", snippet, new_text=new)
+    return ConfigEdit(agent.name, kind, path, "update" if path.exists() else "create", snippet, new_text=new)
 
 
 def _object(parent: dict, key: str, path: Path) -> dict:
@@ -231,7 +312,7 @@ def _object(parent: dict, key: str, path: Path) -> dict:
     return node
 
 
-def _config_change(agent: Agent, path: Path, command: str, args: list[str]) -> Change:
+def _config_change(agent: Agent, path: Path, command: str, args: list[str]) -> ConfigEdit:
     if agent.fmt == "codex":
         return _codex_change(agent, path, command, args)
     entry = _entry(agent, command, args)
@@ -257,18 +338,26 @@ _ANY_HEADER = re.compile(r"^\s*\[")
 _OUR_KEYS = re.compile(r"^\s*(?:command|args|\"command\"|\"args\")\s*=")
 
 
-def _codex_change(agent: Agent, path: Path, command: str, args: list[str]) -> Change:
-    """Add or update our `[mcp_servers.ihmt]` table, textually: the rest of the file stays byte for byte."""
+CODEX_APPROVAL = "default_tools_approval_mode"
+
+
+def _codex_change(agent: Agent, path: Path, command: str, args: list[str]) -> ConfigEdit:
+    """Add or update our `[mcp_servers.ihmt]` table, textually: the rest of the file stays byte for byte.
+    The tools' approval mode is set to "approve" unless the table already has one (the person's choice)."""
     text = _read(path)
     lines_ours = [f"command = {_toml_string(command)}\n", f"args = [{', '.join(_toml_string(a) for a in args)}]\n"]
-    table = f"[mcp_servers.{SERVER}]\n" + "".join(lines_ours)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
+        table = f"[mcp_servers.{SERVER}]\n" + "".join(lines_ours) + f'{CODEX_APPROVAL} = "approve"\n'
         raise BadInput(f"{path}: is not valid TOML ({e}); nothing was written: add this to it by hand:\n{table}") from None
     current = (data.get("mcp_servers") or {}).get(SERVER)
-    if isinstance(current, dict) and current.get("command") == command and current.get("args") == args:
-        return Change(agent.name, "mcp config", path, "unchanged", table)
+    if not (isinstance(current, dict) and CODEX_APPROVAL in current):
+        lines_ours.append(f'{CODEX_APPROVAL} = "approve"\n')
+    table = f"[mcp_servers.{SERVER}]\n" + "".join(lines_ours)
+    if isinstance(current, dict) and current.get("command") == command and current.get("args") == args \
+            and CODEX_APPROVAL in current:
+        return ConfigEdit(agent.name, "mcp config", path, "unchanged", table)
     lines = text.splitlines(keepends=True)
     at = next((i for i, line in enumerate(lines) if _CODEX_HEADER.match(line)), None)
     if at is None:
@@ -293,14 +382,14 @@ def _codex_change(agent: Agent, path: Path, command: str, args: list[str]) -> Ch
     except Exception:
         raise BadInput(f"{path}: defines mcp_servers.{SERVER} in a form setup does not rewrite; nothing was "
                        f"written: replace it by hand with:\n{table}") from None
-    return Change(agent.name, "mcp config", path, "update" if path.exists() else "create", table, new_text=new)
+    return ConfigEdit(agent.name, "mcp config", path, "update" if path.exists() else "create", table, new_text=new)
 
 
 def _block(text: str) -> str:
     return f"{MARK_START}\n{text.strip()}\n{MARK_END}\n"
 
 
-def _instructions_change(agent: Agent, path: Path, body: str) -> Change:
+def _instructions_change(agent: Agent, path: Path, body: str) -> ConfigEdit:
     block = _block(body)
     text = _read(path)
     start, end = text.find(MARK_START), text.find(MARK_END)
@@ -312,26 +401,34 @@ def _instructions_change(agent: Agent, path: Path, body: str) -> Change:
     else:
         new = (text.rstrip("\n") + "\n\n" if text.strip() else "") + block
     if new == text:
-        return Change(agent.name, "instructions", path, "unchanged", block)
+        return ConfigEdit(agent.name, "instructions", path, "unchanged", block)
     snippet = new if not text.strip() else block
-    return Change(agent.name, "instructions", path, "update" if path.exists() else "create", snippet, new_text=new)
+    return ConfigEdit(agent.name, "instructions", path, "update" if path.exists() else "create", snippet, new_text=new)
+
+
+_OUR_HOOK = re.compile(r"(^|[/\\'\" ])ihmt(\.exe)?['\"]? brief\b|claude-code-session-start\.sh|ihmt-session-start\.sh")
 
 
 def _is_our_hook(group) -> bool:
+    """Our SessionStart entry: the wrapper script (either copy), or `ihmt brief` as older versions wrote it."""
     return isinstance(group, dict) and any(
-        isinstance(h, dict) and re.search(r"(^|[/\\'\" ])ihmt(\.exe)?['\"]? brief\b", str(h.get("command", "")))
-        for h in group.get("hooks") or [])
+        isinstance(h, dict) and _OUR_HOOK.search(str(h.get("command", ""))) for h in group.get("hooks") or [])
 
 
-def hook_command(command: str, vault: Path | None) -> str:
-    args = ["brief"] + (["--vault", str(expand(vault).resolve())] if vault is not None else [])
-    return " ".join(shlex.quote(a) for a in [command, *args])
+def hook_command(executable: str | None, vault: str | None, script: str | None = None) -> str:
+    """The hook's command line: the wrapper (which never fails a session) run by sh, with this
+    machine's `ihmt` (user scope) or the one on PATH and the project's copy (project scope)."""
+    args = ["--vault", vault] if vault is not None else []
+    if script is None:                                   # project scope: the copy in the project
+        return " ".join(['sh "$CLAUDE_PROJECT_DIR"/' + PROJECT_HOOK, *(shlex.quote(a) for a in args)])
+    return " ".join([f"IHMT_BIN={shlex.quote(executable or ihmt_executable())}", "sh",
+                     *(shlex.quote(a) for a in [script, *args])])
 
 
-def _hook_change(agent: Agent, path: Path, command: str, vault: Path | None) -> Change:
+def _hook_change(agent: Agent, path: Path, command_line: str) -> ConfigEdit:
     """Claude Code's SessionStart hook: the brief printed by `ihmt brief` becomes session context."""
     group = {"matcher": "startup|clear|compact",
-             "hooks": [{"type": "command", "command": hook_command(command, vault), "timeout": 15}]}
+             "hooks": [{"type": "command", "command": command_line, "timeout": 15}]}
     snippet = json.dumps({"hooks": {"SessionStart": [group]}}, indent=2, ensure_ascii=False)
 
     def merge(data: dict) -> bool:
@@ -355,7 +452,7 @@ def _hook_change(agent: Agent, path: Path, command: str, vault: Path | None) -> 
 
 # -- planning and applying -------------------------------------------------------------------------
 def plan(agent_name: str, scope: str = "user", vault: Path | None = None, env: Env | None = None,
-         hook: bool = True, executable: str | None = None) -> list[Change]:
+         hook: bool = True, executable: str | None = None) -> list[ConfigEdit]:
     """Every edit `setup` would make, computed from the files as they are; nothing is written."""
     agent = AGENTS.get(agent_name)
     if agent is None:
@@ -367,35 +464,91 @@ def plan(agent_name: str, scope: str = "user", vault: Path | None = None, env: E
     if config is None:
         other = next(s for s in SCOPES if s != scope)
         raise BadInput(f"{agent.label} has no {scope} scope; use --scope {other}")
-    command, args = server_command(vault, executable)
-    changes = [_config_change(agent, config, command, args)]
+    root = chosen_vault(vault, env)
+    made = _vault_change(agent, root)
+    changes = [made] if made else []
+    if scope == "user":            # this machine: absolute paths of this ihmt and this vault
+        named: str | None = str(root)
+        command, args = server_command(root, executable)
+    else:                          # a project's files travel: ihmt from PATH, the vault relative to the project
+        named = _inside(root, env.cwd)
+        command, args = server_command(Path(named) if named is not None else None, "ihmt")
+    changes.append(_config_change(agent, config, command, args))
     target = agent.instructions(scope, env)
     if target is not None:
         changes.append(_instructions_change(agent, target, instructions_text()))
     elif agent.instructions_note:
-        changes.append(Change(agent.name, "instructions", None, "skip", note=agent.instructions_note))
+        changes.append(ConfigEdit(agent.name, "instructions", None, "skip",
+                              note=agent.instructions_note.format(template=instructions_path())))
     hook_file = agent.hook(scope, env)
     if hook_file is not None and hook:
-        changes.append(_hook_change(agent, hook_file, command, vault))
+        if scope == "user":
+            changes.append(_hook_change(agent, hook_file, hook_command(command, named, str(hook_script_path()))))
+        else:
+            changes.append(_file_change(agent, "hook script", env.cwd / PROJECT_HOOK,
+                                        hook_script_path().read_text(encoding="utf-8"), 0o755))
+            changes.append(_hook_change(agent, hook_file, hook_command(None, named)))
     return changes
 
 
-def apply(changes: list[Change], env: Env | None = None) -> list[Change]:
+def _file_change(agent: Agent, kind: str, path: Path, text: str, mode: int | None = None) -> ConfigEdit:
+    """A whole file of ours (the hook script's copy): written when missing or different."""
+    if _read(path) == text:
+        return ConfigEdit(agent.name, kind, path, "unchanged", text)
+    return ConfigEdit(agent.name, kind, path, "update" if path.exists() else "create", text, new_text=text, mode=mode)
+
+
+def next_steps(agent_name: str, scope: str, vault: Path | None = None, env: Env | None = None) -> list[str]:
+    """What the user still has to do for `agent_name` to use the memory, and, for a project's files,
+    what a teammate needs; one line each."""
+    agent = AGENTS[agent_name]
+    env = env or Env.current()
+    root = chosen_vault(vault, env)
+    lines = list(agent.after) + (list(agent.after_project) if scope == "project" else [])
+    if scope == "project":
+        rel = _inside(root, env.cwd)
+        if shutil.which("ihmt") is None:
+            lines.append(f"The project's config runs 'ihmt' from the PATH, where it is not: add "
+                         f"{Path(ihmt_executable()).parent} to your PATH (INSTALL.md).")
+        if rel is not None:
+            lines.append(f"For a teammate: these files name 'ihmt' on the PATH and the vault {rel}/ in this project "
+                         f"(commit it with the project); they install ihmt (INSTALL.md) and run nothing else.")
+        else:
+            lines.append("For a teammate: these files name 'ihmt' on the PATH and no vault (yours lies outside the "
+                         "project): on each machine the server uses $IHMT_VAULT, else ~/.ihmt/vault; a teammate "
+                         "installs ihmt (INSTALL.md) and has a vault of their own.")
+            if root != (env.home / ".ihmt" / "vault").resolve() and not env.environ.get("IHMT_VAULT"):
+                lines.append(f"On this machine, set IHMT_VAULT={shlex.quote(str(root))} where the agent starts "
+                             f"(your shell profile), or its server uses ~/.ihmt/vault.")
+    return lines
+
+
+def apply(changes: list[ConfigEdit], env: Env | None = None) -> list[ConfigEdit]:
     """Write the planned changes: a backup of each existing file first, then an atomic replace."""
     env = env or Env.current()
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
     for c in changes:
+        if c.kind == "vault" and c.action == "create":
+            from .vault import Vault      # the one write setup leaves to the vault itself
+            Vault.init(c.path).close()
+            continue
         if c.new_text is None or c.path is None:
             continue
         if c.path.exists():
             c.backup = env.home / ".ihmt" / "backups" / stamp / c.path.resolve().relative_to(c.path.resolve().anchor)
             c.backup.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(c.path, c.backup)
-        _write_atomic(c.path, c.new_text)
+        _write_atomic(c.path, c.new_text, c.mode)
     return changes
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def _umask() -> int:
+    mask = os.umask(0o22)
+    os.umask(mask)
+    return mask
+
+
+def _write_atomic(path: Path, text: str, mode: int | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -403,6 +556,8 @@ def _write_atomic(path: Path, text: str) -> None:
             f.write(text)
         if path.exists():
             shutil.copymode(path, tmp)
+        elif mode is not None:   # a new file keeps mkstemp's 0600 unless it needs more (the hook script)
+            os.chmod(tmp, mode & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -410,7 +565,7 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 def setup(agent_name: str, scope: str = "user", vault: Path | None = None, dry_run: bool = False,
-          env: Env | None = None, hook: bool = True, executable: str | None = None) -> list[Change]:
+          env: Env | None = None, hook: bool = True, executable: str | None = None) -> list[ConfigEdit]:
     changes = plan(agent_name, scope, vault, env, hook, executable)
     return changes if dry_run else apply(changes, env)
 

@@ -1,7 +1,10 @@
 """`ihmt`: the command line. A thin shell: parse input, call one `Vault` method, print the answer.
 
-Every command takes `--vault PATH` and `--json`. A `VaultError` becomes one line on stderr and a
-non-zero exit code; anything else is a bug and keeps its traceback.
+Every command takes `--vault PATH` and `--json`, before or after its name (`ihmt --json stats`,
+`ihmt stats --json`). Without `--vault` a command uses the vault it stands in (the nearest folder
+at or above the current one holding `.ihmt/config.toml`), else `$IHMT_VAULT`, else `~/.ihmt/vault`,
+and says which on stderr (one line; not with `--json`). A `VaultError` becomes one line on stderr
+and a non-zero exit code; anything else is a bug and keeps its traceback.
 """
 from __future__ import annotations
 
@@ -27,19 +30,42 @@ def _emit(ctx_json: bool, data, human) -> None:
         human()
 
 
+VAULT_HELP = ("The vault to use (default: the one this folder is in, else $IHMT_VAULT, else "
+              "~/.ihmt/vault).")
+JSON_HELP = "Print plain JSON, no colours."
+_FOUND = {"found": "the vault this folder is in", "env": "from $IHMT_VAULT",
+          "default": "the default vault; name another with --vault"}
+
+
+def chosen_vault(vault_path: Path | None, as_json: bool) -> Path | None:
+    """The vault a command opens: `--vault`, else the one found from the current folder upward, else
+    `$IHMT_VAULT`, else the default (None: `Vault.open` creates it on first use). One line on stderr
+    says which when it was not named."""
+    if vault_path is not None:
+        return vault_path
+    from .layout import find_vault
+    root, how = find_vault()
+    if not as_json:
+        err.print(f"vault: {root} ({_FOUND[how]})", markup=False)
+    return root if how == "found" else None
+
+
 def command(group, name: str | None = None, opens_vault: bool = True):
-    """A subcommand with the options every command has: --vault and --json."""
+    """A subcommand with the options every command has: --vault and --json (also accepted before
+    the command's name, on `ihmt` itself)."""
 
     def wrap(fn):
         @group.command(name=name or fn.__name__.rstrip("_"), help=fn.__doc__)
-        @click.option("--vault", "vault_path", type=click.Path(path_type=Path), envvar="IHMT_VAULT",
-                      help="The vault to use (default: $IHMT_VAULT, else ~/.ihmt/vault).")
-        @click.option("--json", "as_json", is_flag=True, help="Print plain JSON, no colours.")
+        @click.option("--vault", "vault_path", type=click.Path(path_type=Path), help=VAULT_HELP)
+        @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
         @functools.wraps(fn)
         def run(vault_path, as_json, **kw):
+            top = click.get_current_context().find_root().obj or {}
+            vault_path = vault_path if vault_path is not None else top.get("vault")
+            as_json = as_json or bool(top.get("json"))
             try:
                 if opens_vault:
-                    with Vault.open(vault_path) as v:
+                    with Vault.open(chosen_vault(vault_path, as_json)) as v:
                         return fn(v, as_json, **kw)
                 return fn(vault_path, as_json, **kw)
             except VaultError as e:
@@ -52,8 +78,15 @@ def command(group, name: str | None = None, opens_vault: bool = True):
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="ihmt-vault")
-def main():
-    """IHMT Vault: long-term memory for AI agents, kept as a git repository of Markdown files."""
+@click.option("--vault", "vault_path", type=click.Path(path_type=Path), help=VAULT_HELP)
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.pass_context
+def main(ctx, vault_path, as_json):
+    """IHMT Vault: long-term memory for AI agents, kept as a git repository of Markdown files.
+
+    --vault and --json go before or after the command: 'ihmt --json stats' is 'ihmt stats --json'.
+    """
+    ctx.obj = {"vault": vault_path, "json": as_json}
 
 
 def _progress(label: str, enabled: bool):
@@ -64,6 +97,10 @@ def _progress(label: str, enabled: bool):
     bar = Progress(console=err, transient=True)
     task = bar.add_task(label, total=None)
     return bar, lambda done, total: bar.update(task, completed=done, total=total)
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def _memory_line(m) -> str:
@@ -85,10 +122,10 @@ def init(vault_path, as_json, path, title):
 
 
 @command(main)
-@click.argument("text")
+@click.argument("text", nargs=-1, required=True)
 @click.option("--title", help="Title (default: the first line).")
 @click.option("--topic", help="Folder to file it in, e.g. work/infrastructure (default: the best fit).")
-@click.option("--date", help="When it became true, YYYY-MM-DD.")
+@click.option("--date", help="When it became true: YYYY-MM-DD, or words such as yesterday, 'last May', ayer.")
 @click.option("--tags", help="Comma-separated tags.")
 @click.option("--type", "type_", help="fact, decision, preference, correction, person, project, procedure, event or note.")
 @click.option("--source", help="Who is saving it (recorded as the commit's Agent).")
@@ -98,9 +135,8 @@ def init(vault_path, as_json, path, title):
 @click.option("--fact", "facts", multiple=True, metavar="SUBJECT.ATTRIBUTE=VALUE",
               help="Record a fact, e.g. user.location=Valencia (repeatable; default: extracted from the text).")
 def save(v, as_json, text, title, topic, date, tags, type_, source, pinned, supersedes, replaces, facts):
-    """Save a memory: TEXT, or - to read it from stdin. One commit."""
-    if text == "-":
-        text = sys.stdin.read()
+    """Save a memory: TEXT (the rest of the line, no quotes needed), or - to read it from stdin. One commit."""
+    text = sys.stdin.read() if text == ("-",) else " ".join(text)
     m = v.save(text, title=title, topic=topic, date=date, tags=tags or (), type=type_, source=source,
                pinned=pinned, supersedes=supersedes, replaces=replaces, facts=_parse_facts(facts))
 
@@ -143,7 +179,7 @@ def import_(v, as_json, file, format_, source, strict):
             bar.stop()
 
     def human():
-        out.print(f"imported {len(r.memories)} memories in one commit", markup=False)
+        out.print(f"imported {_count(len(r.memories), 'memory', 'memories')} in one commit", markup=False)
         for reason in r.refused:
             err.print(f"refused {reason}", markup=False)
 
@@ -152,12 +188,19 @@ def import_(v, as_json, file, format_, source, strict):
 
 @command(main)
 @click.argument("ref", metavar="ID|PATH")
-@click.option("--at", "at", metavar="DATE", help="Show it as it was on DATE (YYYY-MM-DD), from git.")
+@click.option("--at", "at", metavar="DATE", help="Show it as it was on DATE (YYYY-MM-DD, or yesterday, 'last May'...), from git.")
 def show(v, as_json, ref, at):
-    """Show a memory in full, by id or path; --at DATE shows an earlier version."""
-    m = v.get(ref, at=at)
-    text = None if at else (v.root / m.path).read_text(encoding="utf-8")
-    _emit(as_json, m.to_dict(), lambda: click.echo(text if text is not None else m.body, nl=False))
+    """Show a memory in full (front matter and text), by id or path; --at DATE shows an earlier version."""
+    from .notes import compose
+    m = v.get(ref, at=at) if at else v.show(ref)   # read in full now: a recall
+    text = compose(m.meta, m.body) if at else (v.root / m.path).read_text(encoding="utf-8")
+
+    def human():
+        click.echo(text, nl=False)
+        for notice in m.notices:
+            err.print(notice, markup=False)
+
+    _emit(as_json, m.to_dict(), human)
 
 
 @command(main)
@@ -168,8 +211,14 @@ def tree(v, as_json, depth):
 
     def show_node(n, indent):
         name = n["path"].rpartition("/")[2] or n["title"]
-        more = f" [+{n['more']}]" if n.get("more") else ""
-        click.echo(f"{'  ' * indent}{name}/ ({n['count']}){more}")
+        line = f"{'  ' * indent}{name}/ ({_count(n['count'], 'memory', 'memories')}"
+        hidden = [_count(n[k], *w) for k, w in (("more_topics", ("subtopic", "subtopics")),
+                                                ("more_memories", ("memory", "memories"))) if n.get(k)]
+        if hidden:
+            line += f"; not shown: {' and '.join(hidden)}, see --depth {depth + 1}"
+        if n.get("archived"):
+            line += f"; {n['archived']} archived"
+        click.echo(line + ")")
         for c in n["children"]:
             show_node(c, indent + 1)
         for m in n["memories"]:
@@ -211,7 +260,7 @@ def _timelines(as_json, lines) -> None:
 
 @command(main)
 @click.option("--subject", help="Only this subject (a person, 'user', a system).")
-@click.option("--at", "at", metavar="DATE", help="The timelines as they stood on DATE (YYYY-MM-DD).")
+@click.option("--at", "at", metavar="DATE", help="The timelines as they stood on DATE (YYYY-MM-DD, or yesterday, 'last May'...).")
 def facts(v, as_json, subject, at):
     """Facts and their timelines: current value, and what it was before, with dates."""
     _timelines(as_json, v.facts(subject=subject, at=at))
@@ -289,7 +338,8 @@ def rebuild(v, as_json):
         if bar:
             bar.stop()
     _emit(as_json, result.to_dict(), lambda: out.print(
-        f"rebuilt: {result.memories} memories, {result.summaries_changed} summaries changed", markup=False))
+        f"rebuilt: {_count(result.memories, 'memory', 'memories')}, "
+        f"{_count(result.summaries_changed, 'summary', 'summaries')} changed", markup=False))
 
 
 @command(main)
@@ -313,38 +363,51 @@ def doctor(v, as_json, repair):
 
 @command(main)
 def stats(v, as_json):
-    """Counts of memories by status and type, sizes on disk."""
+    """Counts of memories by status and type, sizes on disk, and the weights decay judges by."""
     s = v.stats()
+    weighed = v.weights()
+    threshold = v.config.decay_threshold
+    row = lambda w: f"{w.weight:.1f} {w.title} ({w.id}, {w.recalls} recalls, idle {w.idle_days} d)"  # noqa: E731
+    s["weights"] = {"heaviest": [row(w) for w in weighed[:10]], "lightest": [row(w) for w in weighed[-10:][::-1]],
+                    "near_threshold": sum(1 for w in weighed if threshold < w.weight <= threshold + 1)}
 
     def human():
         from rich.table import Table
         t = Table(show_header=False, box=None)
         for k, val in s.items():
-            t.add_row(k, ", ".join(f"{a}: {b}" for a, b in val.items()) if isinstance(val, dict) else str(val))
+            if k != "weights":
+                t.add_row(k, ", ".join(f"{a}: {b}" for a, b in val.items()) if isinstance(val, dict) else str(val))
         out.print(t)
+        w = s["weights"]
+        out.print(f"weights (decay archives at {threshold:g} or below; {w['near_threshold']} within 1 of it):",
+                  markup=False)
+        for title, rows in (("heaviest", w["heaviest"]), ("lightest", w["lightest"])):
+            out.print(f"  {title}:", markup=False)
+            for line in rows:
+                out.print(f"    {line}", markup=False)
 
     _emit(as_json, s, human)
 
 
 @command(main)
-@click.argument("query")
+@click.argument("query", nargs=-1, required=True)
 @click.option("--k", default=10, show_default=True, type=click.IntRange(1, 100), help="How many hits.")
 @click.option("--clue", help="A word that tells ambiguous candidates apart.")
 @click.option("--under", help="Search only this folder, e.g. work/infrastructure.")
 @click.option("--level", type=click.IntRange(0, 6), help="Search only this depth of the tree.")
 @click.option("--full", is_flag=True, help="Ids, paths and excerpts for every hit.")
-@click.option("--as-of", "as_of", metavar="DATE", help="Answer as things stood on DATE (YYYY-MM-DD).")
+@click.option("--as-of", "as_of", metavar="DATE", help="Answer as things stood on DATE (YYYY-MM-DD, or yesterday, 'last May'...).")
 def search(v, as_json, query, k, clue, under, level, full, as_of):
-    """Search the vault: a compact answer within the token budget."""
-    r = v.search(query, k=k, clue=clue, under=under, level=level, detail="full" if full else "compact", as_of=as_of)
+    """Search the vault: QUERY is the rest of the line (no quotes needed); a compact answer within the token budget."""
+    r = v.search(" ".join(query), k=k, clue=clue, under=under, level=level, detail="full" if full else "compact", as_of=as_of)
     _emit(as_json, r.to_dict(), lambda: click.echo(r.render("full" if full else "compact")))
 
 
 @command(main)
-@click.argument("query")
+@click.argument("query", nargs=-1, required=True)
 def ask(v, as_json, query):
-    """Search, and when the answer is ambiguous ask for a clue (up to 3 rounds; Enter stops)."""
-    clue = None
+    """Search (QUERY is the rest of the line), and when the answer is ambiguous ask for a clue (up to 3 rounds; Enter stops)."""
+    query, clue = " ".join(query), None
     for _round in range(3):
         r = v.search(query, clue=clue)
         if as_json:
@@ -375,22 +438,30 @@ def site_group():
 
 def _site_report(r: dict) -> None:
     ex = r["excluded"]
-    out.print(f"built {r['memories']} memories in {r['sections']} sections into {r['out']} in {r['seconds']} s"
+    out.print(f"built {_count(r['memories'], 'memory', 'memories')} in {_count(r['sections'], 'section', 'sections')} into {r['out']} in {r['seconds']} s"
               f" (left out: {ex['private']} private, {ex['archived']} archived)", markup=False)
     for b in r["broken_links"]:
         out.print(f"  broken wikilink [[{b['target']}]] in {b['page']}", markup=False)
     for w in r["warnings"]:
         err.print(f"  warning: {w}", markup=False)
-    out.print(f"open {r['index']}", markup=False)
+    if r.get("for_web"):
+        out.print(f"publish {r['out']} on a web server (its pages are folders, e.g. work/: opened from disk "
+                  f"they show listings; build without --for-web to browse the files)", markup=False)
+    else:
+        out.print(f"open {Path(r['index']).as_uri()}  (from disk; search needs a server: 'ihmt site serve')",
+                  markup=False)
 
 
 @command(site_group, name="build")
 @click.option("--out", type=click.Path(path_type=Path), help="Output folder (default: the vault's .ihmt/cache/site).")
 @click.option("--with-archive", is_flag=True, help="Publish the archived memories too.")
-def site_build(v, as_json, out, with_archive):
+@click.option("--for-web", is_flag=True,
+              help="For a web server: pretty folder URLs (work/). Default: pages are files (work/index.html), "
+                   "so the site works opened from disk.")
+def site_build(v, as_json, out, with_archive, for_web):
     """Build the vault as a static site: topic navigation, wikilinks, OUTDATED badges, timeline, search."""
     from . import site as site_lib
-    r = site_lib.build_site(v, out, with_archive=with_archive)
+    r = site_lib.build_site(v, out, with_archive=with_archive, for_web=for_web)
     _emit(as_json, r, lambda: _site_report(r))
 
 
@@ -399,7 +470,7 @@ def site_build(v, as_json, out, with_archive):
 @click.option("--with-archive", is_flag=True, help="Publish the archived memories too.")
 @click.option("--open", "open_browser", is_flag=True, help="Open the site in a browser.")
 def site_serve(v, as_json, addr, with_archive, open_browser):
-    """Serve the vault's site locally with live reload (Ctrl-C stops); edits to memories show up."""
+    """Serve the vault's site locally with live reload (Ctrl-C stops); edits to memories show up; its search box also asks the vault's own search (and a Diagnose page shows the whole answer)."""
     from . import site as site_lib
     site_lib.serve_site(v, addr, with_archive=with_archive, open_browser=open_browser)
 
@@ -423,12 +494,12 @@ def brief(v, as_json, tokens):
 @command(main, opens_vault=False)
 @click.argument("agent", required=False, metavar="AGENT")
 @click.option("--scope", type=click.Choice(["user", "project"]), default="user", show_default=True,
-              help="user: every project; project: the current directory.")
+              help="user: every project (this machine's paths); project: files in the current directory that a team commits.")
 @click.option("--dry-run", is_flag=True, help="Print what would be written; write nothing.")
 @click.option("--list", "list_", is_flag=True, help="Show which agents are configured.")
 @click.option("--no-hook", is_flag=True, help="claude-code: leave out the session-start hook.")
 def setup(vault_path, as_json, agent, scope, dry_run, list_, no_hook):
-    """Connect AGENT (claude-code, codex, opencode, cursor, gemini-cli, claude-desktop, vscode) to the vault: its MCP config and instruction file; idempotent, backups of edited files."""
+    """Connect AGENT (claude-code, codex, opencode, cursor, gemini-cli, claude-desktop, vscode, windsurf) to the vault: its MCP config and instruction file; creates the vault if needed; idempotent, backups of edited files."""
     from . import agents
     if list_:
         rows = agents.status()
@@ -440,6 +511,7 @@ def setup(vault_path, as_json, agent, scope, dry_run, list_, no_hook):
     if not agent:
         raise BadInput(f"name the agent to set up: one of {', '.join(agents.NAMES)} (or --list)")
     changes = agents.setup(agent, scope, vault_path, dry_run=dry_run, hook=not no_hook)
+    steps = agents.next_steps(agent, scope, vault_path)
 
     def human():
         verb = {"create": "would create" if dry_run else "created", "update": "would update" if dry_run else "updated",
@@ -449,14 +521,16 @@ def setup(vault_path, as_json, agent, scope, dry_run, list_, no_hook):
             out.print(f"{verb[c.action]} {c.kind}: {c.path or ''}{backup}", markup=False)
             if c.note:
                 out.print(f"  {c.note}", markup=False)
-            if c.action in ("create", "update"):
+            if c.action in ("create", "update") and c.snippet:
                 click.echo(c.snippet.rstrip("\n"))
         if not any(c.action in ("create", "update") for c in changes):
             out.print(f"{agent}: already set up, nothing to change", markup=False)
-        elif not dry_run:
+        for line in steps:
+            out.print(f"next: {line}", markup=False)
+        if not dry_run and any(c.action in ("create", "update") for c in changes):
             out.print(f"restart {agents.AGENTS[agent].label} to load the ihmt tools", markup=False)
 
-    _emit(as_json, {"dry_run": dry_run, "changes": [c.to_dict() for c in changes]}, human)
+    _emit(as_json, {"dry_run": dry_run, "changes": [c.to_dict() for c in changes], "next": steps}, human)
 
 
 @command(main)
@@ -535,6 +609,50 @@ def hooks_check(v, as_json):
     for p in problems if not as_json else []:
         err.print(f"error: {p}", markup=False)
     sys.exit(1 if problems else 0)
+
+
+@command(main)
+@click.option("--dry-run", is_flag=True, help="Say what would sink or expire; change nothing.")
+@click.option("--auto", is_flag=True, help="Only if it has not run today on this machine (the session-start hook).")
+@click.option("--source", help="Who is running it (the commit's Agent).")
+def decay(v, as_json, dry_run, auto, source):
+    """Archive the memories whose weight sank (never recalled, long idle), in one commit; see 'ihmt stats' for weights."""
+    if auto and not v.decay_due():
+        _emit(as_json, {"archived": [], "expired": [], "commit": None, "dry_run": dry_run, "skipped": "ran today"},
+              lambda: None)
+        return
+    r = v.decay(dry_run=dry_run, source=source)
+
+    def human():
+        verb = "would archive" if dry_run else "archived"
+        for w in r.archived:
+            out.print(f"{verb} {w.path}  {w.title} ({w.why})", markup=False)
+        for w in r.expired:
+            out.print(f"{'would delete' if dry_run else 'deleted'} {w.path}  {w.title} ({w.why})", markup=False)
+        if not r.archived and not r.expired:
+            out.print("nothing sank: every memory is recalled, core, protected or new enough", markup=False)
+
+    _emit(as_json, r.to_dict(), human)
+
+
+@command(main)
+@click.argument("ref", metavar="ID|PATH")
+@click.option("--source", help="Who is restoring (the commit's Agent).")
+def restore(v, as_json, ref, source):
+    """Bring an archived memory back to the folder it was archived from (one commit)."""
+    m = v.restore(ref, source=source)
+    _emit(as_json, m.to_dict(body=False), lambda: out.print(f"restored {_memory_line(m)}", markup=False))
+
+
+@command(main)
+@click.argument("ref", metavar="ID|PATH")
+@click.option("--off", is_flag=True, help="Make it an ordinary memory again (it can then decay).")
+@click.option("--source", help="Who is changing it (the commit's Agent).")
+def core(v, as_json, ref, off, source):
+    """Make a memory core (pinned): it never decays and is always in the brief; --off undoes it."""
+    m = v.pin(ref, pinned=not off, source=source)
+    _emit(as_json, m.to_dict(body=False),
+          lambda: out.print(f"{'core' if m.pinned else 'not core'}: {_memory_line(m)}", markup=False))
 
 
 if __name__ == "__main__":  # pragma: no cover

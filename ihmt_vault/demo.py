@@ -5,6 +5,7 @@ A front end like the CLI: everything it does goes through `Vault`.
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import tempfile
 from importlib import resources
@@ -21,7 +22,9 @@ def sample_dir() -> Path:
     checkout = Path(__file__).resolve().parent.parent / "vault"
     if checkout.is_dir():  # a source checkout or an editable install
         return checkout
-    return Path(str(resources.files("ihmt_vault._sample")))
+    # files() of the package itself: `_sample` has no __init__.py, and files() of a namespace package
+    # is a MultiplexedPath, whose str() is not a path
+    return Path(str(resources.files("ihmt_vault"))) / "_sample"
 
 
 def _copy_sample(target: Path) -> None:
@@ -32,6 +35,25 @@ def _copy_sample(target: Path) -> None:
         dest = target / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, dest)
+
+
+def next_steps(vault: Path) -> list[str]:
+    """The tour's last lines: commands that work as printed (this installation's `ihmt`, by its full
+    path unless it is the one on PATH), then how to connect an agent."""
+    from .agents import NAMES, ihmt_executable
+    exe = ihmt_executable()
+    on_path = shutil.which("ihmt")
+    ihmt = "ihmt" if on_path and Path(on_path).resolve() == Path(exe).resolve() else shlex.quote(exe)
+    where = shlex.quote(str(vault))
+    lines = ["", "Explore it:",
+             f"  {ihmt} tree --vault {where}",
+             f"  {ihmt} search which postgres does staging run --vault {where}",
+             f"  cd {where} && git log --oneline       (or open the folder in Obsidian)",
+             "", "Next, connect an agent to your own memory (a new vault at ~/.ihmt/vault, made for you):",
+             f"  {ihmt} setup claude-code       (or: {', '.join(n for n in NAMES if n != 'claude-code')})"]
+    if ihmt != "ihmt":
+        lines += ["", f"To type just 'ihmt', put it on your PATH: export PATH={shlex.quote(str(Path(exe).parent))}:\"$PATH\""]
+    return lines
 
 
 def run_demo(target: Path | None, as_json: bool = False) -> dict:
@@ -93,8 +115,8 @@ def run_demo(target: Path | None, as_json: bool = False) -> dict:
             say(f"   {line}")
         log["search"] = r.to_dict()
 
-    say(f"\nExplore it: cd {target} && git log --oneline; open it in Obsidian; "
-        f"or 'ihmt tree --vault {target}'.")
+    for line in next_steps(target.resolve()):
+        say(line)
     if as_json:
         click.echo(json.dumps(log, ensure_ascii=False, indent=2, default=str))
     return log

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from . import notes, tree
+from . import clock, notes, tree
 from .errors import BadInput, SecretRefused
 from .sensitive import find_secret
 
@@ -41,15 +41,36 @@ class Draft:
     extra: dict[str, Any] = field(default_factory=dict)   # more front-matter keys (facts, ...)
 
 
-def check_date(value, where: str = "") -> str:
-    """An ISO date (YYYY-MM-DD) from a caller, or a BadInput naming the argument."""
+_AROUND = re.compile(r"\b(?:ago|hace)\b|前", re.I)   # "3 days ago": a window around the day it names
+
+
+def check_date(value, where: str = "", today: dt.date | None = None) -> str:
+    """A date from a caller as YYYY-MM-DD, or a BadInput naming the argument.
+
+    An ISO date is taken as it is. Words are read the way search reads dates in questions
+    (`search/dates.py`), resolved against `today`: "yesterday", "3 days ago", "last Monday", "ayer",
+    "hace dos semanas", "8 May 2023", "昨天"; a period ("last week", "last May", "in 2023", "el mes
+    pasado") stands for its first day. The whole value must name one date. `today` defaults to the
+    vault's clock (`clock.today()`, which `IHMT_NOW` sets).
+    """
     text = str(value).strip()
-    if not _DATE.match(text):
-        raise BadInput(f"{where}date {text!r} is not an ISO date; use YYYY-MM-DD")
-    try:
-        return dt.date.fromisoformat(text[:10]).isoformat()
-    except ValueError:
-        raise BadInput(f"{where}date {text!r} is not a real date; use YYYY-MM-DD") from None
+    if _DATE.match(text):
+        try:
+            return dt.date.fromisoformat(text[:10]).isoformat()
+        except ValueError:
+            raise BadInput(f"{where}date {text!r} is not a real date; use YYYY-MM-DD") from None
+    from .search.dates import find_dates   # the search package is only loaded for words
+    spans = find_dates(text, today or clock.today())
+    rest = text
+    for s in spans:
+        a, b = s.chars
+        rest = rest[:a] + " " * (b - a) + rest[b:]
+    if len(spans) != 1 or spans[0].grain == "month-any" or re.search(r"[^\W_]", rest):
+        raise BadInput(f"{where}date {text!r} is not a date; use YYYY-MM-DD, or words such as "
+                       f"'yesterday', '3 days ago', 'last May'")
+    span = spans[0]
+    day = span.start + (span.end - span.start) / 2 if _AROUND.search(text) else span.start
+    return day.isoformat()
 
 
 def check_facts(facts, where: str = "") -> list[dict]:

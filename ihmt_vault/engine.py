@@ -108,8 +108,8 @@ class Engine:
     def resolve(self, id_or_path: str) -> str:
         """The vault-relative path of a memory given its id or its path."""
         ref = id_or_path.strip() if isinstance(id_or_path, str) else ""
-        if not ref or "\0" in ref:
-            raise BadInput("give a memory id or a path inside the vault")
+        if not ref or any(c in ref for c in "\0\n\r"):   # no id or path holds these (and messages are one line)
+            raise BadInput("give a memory id or a path inside the vault (one line)")
         rel = self.layout.safe_rel(ref)
         if rel and self.layout.is_memory_path(rel) and self.layout.abs(rel).is_file():
             return rel

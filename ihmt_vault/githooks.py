@@ -23,7 +23,7 @@ MARK = "IHMT Vault (installed by 'ihmt hooks install')"
 
 def _templates() -> Path:
     checkout = Path(__file__).resolve().parent.parent / "hooks"
-    return checkout if checkout.is_dir() else Path(str(resources.files("ihmt_vault._hooks")))
+    return checkout if checkout.is_dir() else Path(str(resources.files("ihmt_vault"))) / "_hooks"
 
 
 def _ihmt() -> str:

@@ -17,6 +17,13 @@ from .errors import BadInput
 ROOT_DOCS = {"readme.md", "claude.md", "agents.md", "license.md", "changelog.md", "operations.md"}
 
 
+# Files a vault keeps beside its memories (Obsidian's attachments, the site's images): committed as
+# they are, never parsed, indexed or summarised. And Obsidian's settings, but not its per-device state.
+ATTACHMENT_EXTS = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".avif", ".bmp", ".ico", ".pdf",
+                   ".mp3", ".mp4", ".webm", ".ogg", ".wav", ".csv", ".txt"}
+MAX_ATTACHMENT = 25_000_000
+
+
 def expand(path: str | Path) -> Path:
     """`~` and `~user` expanded where they can be; "~nosuchuser" stays a literal name."""
     try:
@@ -28,6 +35,31 @@ def expand(path: str | Path) -> Path:
 def default_path() -> Path:
     env = os.environ.get("IHMT_VAULT")
     return expand(env) if env else Path.home() / ".ihmt" / "vault"
+
+
+VAULT_MARK = ".ihmt/config.toml"     # config.CONFIG_PATH (not imported: layout stays below config)
+
+
+def find_vault(start: Path | None = None, environ=None, home: Path | None = None) -> tuple[Path, str]:
+    """The vault a command uses when none is named, and where it came from: the nearest folder at
+    `start` (default: the current folder) or above it that holds `.ihmt/config.toml`, the way git
+    finds a repository ("found"); else `$IHMT_VAULT` ("env"); else `~/.ihmt/vault` ("default").
+    `environ` and `home` default to this process's."""
+    environ = os.environ if environ is None else environ
+    try:
+        here = (start or Path.cwd()).resolve()
+    except OSError:              # the current folder was deleted under us
+        here = None
+    for folder in ([here, *here.parents] if here else []):
+        try:
+            if (folder / VAULT_MARK).is_file():
+                return folder, "found"
+        except OSError:
+            continue
+    env = environ.get("IHMT_VAULT")
+    if env:
+        return expand(env), "env"
+    return (home or Path.home()) / ".ihmt" / "vault", "default"
 
 
 class Layout:
@@ -106,6 +138,14 @@ class Layout:
         except OSError:
             return []
         return sorted(n for n in names if self.is_memory_path(f"{folder}/{n}" if folder else n))
+
+    def is_attachment(self, rel: str) -> bool:
+        """A file kept and committed as it is: a media file outside hidden folders, or one of
+        Obsidian's settings files (`.obsidian/*.json`, its per-device `workspace*` excepted)."""
+        parts = rel.split("/")
+        if parts[0] == ".obsidian":
+            return len(parts) == 2 and parts[1].endswith(".json") and not parts[1].startswith("workspace")
+        return (not any(p.startswith(".") for p in parts) and Path(rel).suffix.lower() in ATTACHMENT_EXTS)
 
     def rel_or_none(self, path: str) -> str | None:
         """A path given by an editor or a person (absolute or relative) as a vault path, or None when

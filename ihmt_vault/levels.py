@@ -14,6 +14,10 @@ from .errors import NotFound
 from .catalog import Row
 
 
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
 def brief(e: Engine, budget_tokens: int | None = None, recent: int = 8) -> str:
     e.refresh()
     budget = (budget_tokens or e.config.brief_tokens) * 4
@@ -23,14 +27,21 @@ def brief(e: Engine, budget_tokens: int | None = None, recent: int = 8) -> str:
     if topics:
         lines += ["", "## Topics (read_memory(path) to drill down)"]
         for t in topics:
-            below = len(e.layout.subfolders(t.name))
-            more = f" [+{below} subtopics]" if below else ""
-            lines.append(f"- {t.name}/ — {t.count} memories{more}: {', '.join(t.keywords[:6])}")
+            below = sum(1 for s in e.layout.subfolders(t.name) if e.folder_info(f"{t.name}/{s}"))
+            more = f" [+{_plural(below, 'subtopic', 'subtopics')}]" if below else ""
+            lines.append(f"- {t.name}/ — {_plural(t.count, 'memory', 'memories')}{more}: {', '.join(t.keywords[:6])}")
     pinned = e.catalog.pinned()
     if pinned:
         lines += ["", "## Pinned"]
         lines += [f"- {r.title}: {notes.shorten(r.first_line, 160)} ({r.id})" for r in pinned]
     shown = {r.id for r in pinned}
+    counts = e.recalls.all()
+    recalled = sorted((r for r in e.catalog.all() if r.id in counts and r.id not in shown and r.status == "active"
+                   and r.folder.split("/")[0] != tree.ARCHIVE), key=lambda r: (-counts[r.id].count, r.path))[:recent]
+    if recalled:
+        lines += ["", "## Most recalled"]
+        lines += [f"- {r.title}: {notes.shorten(r.first_line, 120)} ({r.id}, {counts[r.id].count}x)" for r in recalled]
+        shown |= {r.id for r in recalled}
     fresh = [r for r in e.catalog.recent(recent + len(shown)) if r.id not in shown][:recent]
     if fresh:
         lines += ["", "## Recent"]
@@ -54,26 +65,41 @@ def read_folder(e: Engine, folder: str = "") -> str:
 
 
 def topic_tree(e: Engine, depth: int = 2) -> dict:
+    """Topics with their memory counts, `depth` levels down. `archive/` is not a topic (the root
+    counts what it holds as `archived`), nor is a folder without memories (attachments, say). A
+    folder at the last level shown says what it holds below: `more_topics`, `more_memories` (and
+    `more`, their sum)."""
     e.refresh()
     by_folder: dict[str, list[Row]] = {}
+    archived = 0
     for r in e.catalog.all():
-        by_folder.setdefault(r.folder, []).append(r)
+        if r.folder == tree.ARCHIVE or r.folder.startswith(tree.ARCHIVE + "/"):
+            archived += 1
+        else:
+            by_folder.setdefault(r.folder, []).append(r)
+
+    def count_under(folder: str) -> int:
+        return sum(len(v) for k, v in by_folder.items() if not folder or k == folder or k.startswith(folder + "/"))
 
     def node(folder: str, level: int) -> dict:
         subs = [f"{folder}/{s}" if folder else s for s in e.layout.subfolders(folder)]
+        subs = [s for s in subs if s != tree.ARCHIVE and count_under(s)]
         rows = sorted(by_folder.get(folder, []), key=tree.sort_key)
-        count = sum(len(v) for k, v in by_folder.items() if k == folder or k.startswith(folder + "/") or not folder)
         n = {"path": folder, "title": tree.humanize(folder.rpartition("/")[2]) or e.config.title,
-             "count": count, "children": [], "memories": []}
+             "count": count_under(folder), "children": [], "memories": []}
         if level < depth:
             n["children"] = [node(s, level + 1) for s in subs]
             n["memories"] = [{"id": r.id, "title": r.title, "date": r.date, "status": r.status,
                               "pinned": bool(r.pinned), "path": r.path} for r in rows]
         else:
             n["more"] = len(subs) + len(rows)
+            n["more_topics"], n["more_memories"] = len(subs), len(rows)
         return n
 
-    return node("", 0)
+    root = node("", 0)
+    if archived:
+        root["archived"] = archived
+    return root
 
 
 def memories(e: Engine, under: str = "") -> list[dict]:

@@ -9,8 +9,10 @@
 
 `on_config` prepares a staging docs folder from the vault (`site.prepare`) and points mkdocs at it;
 `on_page_markdown` turns wikilinks into links and front matter into a header with badges; `on_nav`
-puts the generated Timeline and Recent changes after the topics. Loaded by mkdocs only (never by
-the storage modules). The work itself is in `site.py`.
+puts the generated Timeline and Recent changes after the topics. Under `mkdocs serve` (`ihmt site
+serve`) the server also answers `_ihmt/search` with the vault's own search (`site.search_app`),
+which the site's search box and its Diagnose page ask; a static build keeps Material's client-side
+search only. Loaded by mkdocs only (never by the storage modules). The work itself is in `site.py`.
 
 Memory text is untrusted. Material puts `page.title`, `page.meta.*` and nav titles into its HTML as
 they are, so they are set here to escaped text (`on_page_markdown`, `on_nav`) and a page's front
@@ -22,6 +24,7 @@ from __future__ import annotations
 import logging
 import os
 import posixpath
+import threading
 from pathlib import Path
 
 from mkdocs.config import config_options as c
@@ -31,7 +34,7 @@ from mkdocs.plugins import BasePlugin
 from . import site
 
 log = logging.getLogger("mkdocs.plugins.ihmt")
-NEEDED_EXTENSIONS = ("attr_list", "md_in_html")
+NEEDED_EXTENSIONS = ("attr_list", "md_in_html", "pymdownx.tilde")   # tilde: ~~struck~~ (OUTDATED in summaries)
 
 
 class IhmtConfig(Config):
@@ -50,6 +53,12 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
         self.broken: list[dict] = []
         self._opened = None
         self._slugify = None
+        self._serving = False        # mkdocs serve: the vault's own search is served too
+        self._search_vault = None    # the served search's own Vault (its requests run in other threads)
+        self._search_lock = threading.Lock()
+
+    def on_startup(self, *, command, dirty):
+        self._serving = command == "serve"
 
     # -- configuration ----------------------------------------------------------------------------
     def _vault_root(self, config) -> Path:
@@ -67,14 +76,18 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
                 self._opened = site.open_for_site(root, self.config.title)
             v = self._opened
         skip = (*self.skip, Path(config.site_dir))
-        self.source = site.prepare(v, with_archive=self.config.with_archive, skip=skip)
+        self.source = site.prepare(v, with_archive=self.config.with_archive, skip=skip, serving=self._serving)
         self.broken = []
         config.docs_dir = str(self.source.docs)
         for ext in NEEDED_EXTENSIONS:
             if ext not in config.markdown_extensions:
                 config.markdown_extensions.append(ext)
+        # strikethrough only: a single ~ stays a tilde ("~5 minutes")
+        config.mdx_configs.setdefault("pymdownx.tilde", {}).setdefault("subscript", False)
         if site.CSS not in config.extra_css:
             config.extra_css.append(site.CSS)
+        if self._serving and site.SEARCH_JS not in [str(j) for j in config.extra_javascript]:
+            config.extra_javascript.append(site.SEARCH_JS)
         # Material marks a page in the navigation by its front matter `status` (our stylesheet draws them).
         config.extra["status"] = {**site.NAV_STATUS, **(config.extra.get("status") or {})}
         toc = config.mdx_configs.get("toc", {})
@@ -87,13 +100,25 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
         return config
 
     def on_serve(self, server, config, builder):
-        """Rebuild when memories change in the vault itself, not only in the staging folder."""
+        """Rebuild when memories change in the vault itself, not only in the staging folder; answer
+        `_ihmt/search` with the vault's own search."""
         root = self._vault_root(config)      # the folder named in the config (the sample: vault/, not its copy)
         for entry in os.scandir(root):
             if entry.is_dir() and not entry.name.startswith("."):
                 server.watch(entry.path)
         server.watch(str(root), recursive=False)
+        server.set_app(site.search_app(server.get_app(), self._answer, getattr(server, "mount_path", "/"),
+                                       site.loopback_only(str(server.server_address[0]))))
         return server
+
+    def _answer(self, query: str, clue: str | None) -> dict:
+        """One search of the served site (requests come one at a time, each in a thread of its own)."""
+        with self._search_lock:
+            if self._search_vault is None or self._search_vault.root != self.source.vault:
+                if self._search_vault is not None:
+                    self._search_vault.close()
+                self._search_vault = site.Vault.open(self.source.vault)
+            return site.search_answer(self._search_vault, self.source.links, query, clue)
 
     # -- pages ------------------------------------------------------------------------------------
     def on_nav(self, nav, config, files):
@@ -187,3 +212,7 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
         if self._opened is not None:
             self._opened.close()
             self._opened = None
+        with self._search_lock:
+            if self._search_vault is not None:
+                self._search_vault.close()
+                self._search_vault = None

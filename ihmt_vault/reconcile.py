@@ -12,6 +12,7 @@ from typing import Iterable
 
 from . import gitlog, notes, purge, tree
 from .engine import Engine, Progress
+from .layout import MAX_ATTACHMENT
 from .errors import BrokenFile
 from .results import FileChange, Problem, RebuildReport, ReconcileReport
 from .sensitive import find_secret
@@ -80,6 +81,11 @@ def take_in(e: Engine, tx: Transaction, paths: Iterable[str] | None) -> tuple[li
     for p in dirty:  # a summary edited by hand or brought by git: its folder is regenerated
         if p.endswith(tree.INDEX):
             tx.folders.add(tree.folder_of(p))
+            tx.paths.add(p)
+        elif e.layout.is_attachment(p):  # an image, a PDF, Obsidian's settings: kept as they are
+            file = e.layout.abs(p)
+            if file.is_symlink() or (file.is_file() and file.stat().st_size > MAX_ATTACHMENT):
+                continue  # a link out of the vault, or a file too big for git: left alone
             tx.paths.add(p)
     gone = {p for p in candidates if p not in on_disk and e.layout.is_memory_path(p)}
     id_of_gone = {(e.catalog.by_path(p) or {}).get("id"): p for p in gone}

@@ -47,16 +47,18 @@ import yaml
 
 from . import tree
 from .errors import BadInput, VaultError
+from .layout import ATTACHMENT_EXTS
 from .vault import Vault, expand
 
 SOURCE_DIR = ".ihmt/cache/site-src"        # generated mkdocs.yml + docs/ (the staging docs folder)
 DEFAULT_OUT = ".ihmt/cache/site"           # where `ihmt site build` writes without --out
 INSTALL_HINT = "pip install 'ihmt-vault[site]'"
 CSS = "_ihmt/site.css"
-TIMELINE, CHANGES = "timeline.md", "recent-changes.md"
+TIMELINE, CHANGES, DIAGNOSE = "timeline.md", "recent-changes.md", "diagnose.md"
+SEARCH_JS = "_ihmt/search.js"               # served sites only: the vault's own search in the search box
+SEARCH_PATH = "_ihmt/search"                # its endpoint, under the site's mount path
 # Files a memory may reference and have published (media and plain data, nothing the browser runs) ...
-ASSET_EXTS = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".avif", ".bmp", ".ico", ".pdf",
-              ".mp3", ".mp4", ".webm", ".ogg", ".wav", ".csv", ".txt"}
+ASSET_EXTS = ATTACHMENT_EXTS
 # ... and the folder published whole, where a person keeps attachments (Obsidian's usual name) and the
 # stylesheets or scripts their own mkdocs.yml names. Not `assets/`: that is the theme's folder in the
 # built site, and a vault file there would replace Material's own JavaScript on every page.
@@ -376,6 +378,7 @@ def _broken(label: str, target: str) -> str:
 
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_EMBED_SIZE = re.compile(r"(\d{1,5})(?:x(\d{1,5}))?\Z")
 _INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 _MD_LINK = re.compile(r"(?<![!\\])\[((?:[^\[\]\n]|\\[\[\]])*)\]\(<?([^()<>\s]+?\.md)>?((?:#[^()\s]*)?)\)")
@@ -436,6 +439,10 @@ def rewrite_links(markdown: str, here: str, links: Links, slugify=None) -> tuple
             if found.endswith("index.md"):
                 title = links.folders.get(posixpath.dirname(found), "Home")
                 return f"[{md_text(label or title)}]({href(found, here)}{anchor})"
+            size = _EMBED_SIZE.match(label) if embed else None    # Obsidian: ![[image.png|300]], |300x200
+            if size:
+                dims = f'width="{size.group(1)}"' + (f' height="{size.group(2)}"' if size.group(2) else "")
+                return f"![{md_text(posixpath.basename(found))}]({href(found, here)}){{ {dims} }}"
             return f"{'!' if embed else ''}[{md_text(label or posixpath.basename(found))}]({href(found, here)})"
         if found.hidden:
             return _unpublished(label or target.strip())
@@ -541,6 +548,213 @@ def changes_page(v: Vault, links: Links, here: str = CHANGES, limit: int = CHANG
     return "\n".join(lines) + "\n"
 
 
+def diagnose_page(v: Vault, links: Links, here: str = DIAGNOSE) -> str:
+    """The page where the served site asks the vault's own search (SEARCH_SCRIPT fills it in)."""
+    return "\n".join([
+        "---", "title: Diagnose a search", "---", "# Diagnose a search", "",
+        "The vault's own search, as an agent's `search_memory` asks it: the answer's status (found, "
+        "ambiguous, not found) and how sure it is, each hit's path from the root, its score and how it was "
+        "reached, and the notices (OUTDATED, corrections). Only a site served by `ihmt site serve` has it; "
+        "its search box shows the same answer above the site's own results.", "",
+        '<div id="ihmt-diagnose"></div>', ""])
+
+
+# --- the vault's own search, for `ihmt site serve` ---------------------------------------------------
+def _page_url(path: str) -> str:
+    """A published memory's or summary's URL from the site's root, as `ihmt site serve` serves it."""
+    stem = path[:-3]
+    if posixpath.basename(path) == tree.INDEX:
+        stem = posixpath.dirname(path)
+    return quote(stem + "/" if stem else "", safe="/-_.~")
+
+
+def _confidence(status: str, hits: list) -> tuple[str, float | None]:
+    """How sure the answer is: none (not found), low (candidates tie), high when the best hit scores at
+    least 1.5 times the next one (or stands alone), else medium; and that ratio."""
+    if status == "not_found" or not hits:
+        return "none", None
+    margin = round(hits[0].score / hits[1].score, 2) if len(hits) > 1 and hits[1].score > 0 else None
+    if status == "ambiguous":
+        return "low", margin
+    return ("high" if margin is None or margin >= 1.5 else "medium"), margin
+
+
+def search_answer(v: Vault, links: Links, query: str, clue: str | None = None) -> dict:
+    """`Vault.search` for the served site, over what the site publishes only: a hit, candidate, notice
+    or explanation that would name a private or unpublished memory is left out."""
+    r = v.search(query, k=20, clue=clue or None, detail="full")
+    hidden = [e for e in links.entries.values() if e.hidden]
+    secret_words = {e.id for e in hidden if e.id} | {e.title for e in hidden if len(e.title) > 2}
+
+    def shown(h) -> bool:
+        e = links.entries.get(h.path)
+        return e is not None and not e.hidden
+
+    def clean(text: str) -> bool:
+        return not any(w in text for w in secret_words)
+
+    def hit(h) -> dict:
+        return {"title": h.title, "path": h.path, "url": _page_url(h.path), "trail": list(h.trail),
+                "date": h.date, "status": h.status, "score": round(h.score, 3), "via": h.via,
+                "snippet": h.snippet, "notices": [n for n in h.notices if clean(n)]}
+
+    hits = [h for h in r.hits if shown(h)]
+    candidates = [h for h in r.candidates if shown(h)]
+    status = r.status
+    if not hits and not candidates:
+        status = "not_found"
+    elif status == "ambiguous" and len(candidates) < 2:
+        status = "found"
+    confidence, margin = _confidence(status, candidates if status == "ambiguous" else hits)
+    return {"status": status, "query": r.query, "clue": r.clue, "confidence": confidence, "margin": margin,
+            "message": r.message if clean(r.message) else "", "archived_fallback": r.archived_fallback,
+            "hits": [hit(h) for h in hits], "candidates": [hit(h) for h in candidates]}
+
+
+_LOOPBACK = {"localhost", "127.0.0.1", "::1"}
+
+
+def loopback_only(bound_host: str):
+    """A Host-header check for a server bound to a loopback address: another site's page cannot read
+    the answers through a DNS name pointed at 127.0.0.1 (rebinding). None (no check) otherwise."""
+    if bound_host not in _LOOPBACK and not bound_host.startswith("127."):
+        return None
+
+    def ok(host_header: str) -> bool:
+        name = host_header.rsplit("]", 1)[0].lstrip("[") if host_header.startswith("[") else host_header.split(":")[0]
+        return name in _LOOPBACK or name.startswith("127.")
+    return ok
+
+
+def search_app(app, answer, mount_path: str = "/", host_ok=None):
+    """A WSGI app answering GET `<mount>/_ihmt/search?q=...&clue=...` with `answer(q, clue)` as JSON
+    (a `VaultError` becomes {"error": ...}, 400), and passing every other request to `app`."""
+    import json
+    from urllib.parse import parse_qs
+    route = mount_path.rstrip("/") + "/" + SEARCH_PATH
+
+    def reply(start_response, status: str, data: dict):
+        body = json.dumps(data, ensure_ascii=False).encode("utf-8")
+        start_response(status, [("Content-Type", "application/json; charset=utf-8"), ("Content-Length", str(len(body))),
+                                ("X-Content-Type-Options", "nosniff"), ("Cache-Control", "no-store")])
+        return [body]
+
+    def wsgi(environ, start_response):
+        if environ.get("PATH_INFO", "") != route:
+            return app(environ, start_response)
+        if host_ok is not None and not host_ok(environ.get("HTTP_HOST", "")):
+            return reply(start_response, "403 Forbidden", {"error": "this server answers only to localhost"})
+        if environ.get("REQUEST_METHOD", "GET") != "GET":
+            return reply(start_response, "405 Method Not Allowed", {"error": "use GET"})
+        args = parse_qs(environ.get("QUERY_STRING", ""), max_num_fields=10)
+        query, clue = ((args.get(k) or [""])[0][:500] for k in ("q", "clue"))
+        try:
+            return reply(start_response, "200 OK", answer(query, clue or None))
+        except VaultError as e:
+            return reply(start_response, "400 Bad Request", {"error": str(e)})
+
+    return wsgi
+
+
+# The script a served site runs: the vault's answer above the search box's results, and the Diagnose
+# page. What it shows comes from memories, so it is put in the page as text (textContent), never as HTML.
+SEARCH_SCRIPT = r"""/* IHMT Vault (ihmt site serve): the vault's own search, in the search box and on the Diagnose page. */
+(function () {
+  "use strict";
+  var script = document.currentScript;
+  if (!script || !window.fetch || !window.URL) return;
+  var endpoint = new URL("search", script.src), root = new URL("../", script.src);
+  var LABEL = {found: "FOUND", ambiguous: "AMBIGUOUS", not_found: "NOT FOUND"};
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null && text !== "") e.textContent = String(text);
+    return e;
+  }
+
+  function hitView(h, full) {
+    var li = el("li", "ihmt-hit"), a = el("a", "ihmt-hit__title", h.title);
+    a.href = new URL(h.url, root).href;
+    li.appendChild(a);
+    if (h.status === "outdated") li.appendChild(el("span", "ihmt-badge ihmt-outdated", "OUTDATED"));
+    if (h.status === "archived") li.appendChild(el("span", "ihmt-badge ihmt-archived", "ARCHIVED"));
+    li.appendChild(el("div", "ihmt-hit__path", "/" + h.path));
+    var meta = [h.date, "score " + h.score].concat(full ? ["via " + h.via] : []).filter(Boolean);
+    li.appendChild(el("div", "ihmt-hit__meta", meta.join(" · ")));
+    (h.notices || []).forEach(function (n) { li.appendChild(el("div", "ihmt-hit__notice", n)); });
+    if (full && h.snippet) li.appendChild(el("div", "ihmt-hit__snippet", h.snippet));
+    return li;
+  }
+
+  function answerView(r, full) {
+    var box = el("div", "ihmt-answer");
+    if (r.error) { box.appendChild(el("div", "ihmt-answer__why", r.error)); return box; }
+    var head = el("div", "ihmt-answer__head");
+    head.appendChild(el("span", "ihmt-status ihmt-status--" + r.status, LABEL[r.status] || r.status));
+    head.appendChild(el("span", "ihmt-answer__confidence", "confidence: " + r.confidence +
+      (r.margin ? " (best ×" + r.margin + " the next)" : "")));
+    head.appendChild(el("span", "ihmt-answer__source", "the vault's own search"));
+    box.appendChild(head);
+    if (r.message) box.appendChild(el("div", "ihmt-answer__why", r.message));
+    if (r.archived_fallback) box.appendChild(el("div", "ihmt-answer__why", "Nothing current matched: these come from the archive."));
+    if (r.status === "ambiguous" && !r.message) box.appendChild(el("div", "ihmt-answer__why", "Several memories match equally: a clue tells them apart."));
+    var list = el("ol", "ihmt-hits"), shown = r.status === "ambiguous" && r.candidates.length ? r.candidates : r.hits;
+    shown.slice(0, full ? 20 : 3).forEach(function (h) { list.appendChild(hitView(h, full)); });
+    box.appendChild(list);
+    if (!full) {
+      var more = el("a", "ihmt-answer__more", "Diagnose this search");
+      var to = new URL("diagnose/", root);
+      to.searchParams.set("ask", r.query);   // not "q": Material's own search opens on ?q=
+      more.href = to.href;
+      box.appendChild(more);
+    }
+    return box;
+  }
+
+  var seq = 0;
+  function ask(q, clue, done) {
+    var id = ++seq, url = new URL(endpoint);
+    url.searchParams.set("q", q);
+    if (clue) url.searchParams.set("clue", clue);
+    fetch(url.href, {headers: {"Accept": "application/json"}})
+      .then(function (response) { return response.json(); })
+      .then(function (data) { if (id === seq) done(data); })
+      .catch(function () {});
+  }
+
+  var input = document.querySelector('[data-md-component="search-query"]');
+  var results = document.querySelector('[data-md-component="search-result"]');
+  if (input && results) {
+    var slot = el("div", "ihmt-answer-slot"), timer = null;
+    results.insertBefore(slot, results.firstChild);
+    input.addEventListener("input", function () {
+      clearTimeout(timer);
+      var q = input.value.trim();
+      if (!q) { slot.replaceChildren(); return; }
+      timer = setTimeout(function () { ask(q, null, function (r) { slot.replaceChildren(answerView(r, false)); }); }, 250);
+    });
+  }
+
+  var page = document.getElementById("ihmt-diagnose");
+  if (page) {
+    var form = el("form", "ihmt-diagnose__form"), q = el("input"), clue = el("input"), go = el("button", "md-button", "Search");
+    q.type = "search"; q.name = "q"; q.placeholder = "which postgres does staging run?";
+    clue.type = "text"; clue.name = "clue"; clue.placeholder = "clue (optional)";
+    go.type = "submit";
+    [q, clue, go].forEach(function (x) { form.appendChild(x); });
+    var out = el("div", "ihmt-diagnose__out");
+    page.replaceChildren(form, out);
+    var run = function () { if (q.value.trim()) ask(q.value.trim(), clue.value.trim(), function (r) { out.replaceChildren(answerView(r, true)); }); };
+    form.addEventListener("submit", function (e) { e.preventDefault(); run(); });
+    var given = new URLSearchParams(window.location.search);
+    q.value = given.get("ask") || ""; clue.value = given.get("clue") || "";
+    run();
+  }
+})();
+"""
+
+
 # Navigation marks (Material's page status): tooltips; the icons are in STYLESHEET.
 NAV_STATUS = {"outdated": "Outdated: superseded by a newer memory", "pinned": "Pinned: a core memory",
               "archived": "Archived: kept as history"}
@@ -568,6 +782,23 @@ a.ihmt-badge, .ihmt-outdated { background: #c62828; color: #fff !important; }
   background: var(--md-code-bg-color, #f2f2f2); }
 .ihmt-broken { color: #c62828; text-decoration: underline wavy; cursor: help; }
 .ihmt-unpublished { color: var(--md-default-fg-color--light, #777); font-style: italic; }
+/* The vault's own search (served sites): the answer above the search box's results, the Diagnose page. */
+.ihmt-answer { padding: .6rem .8rem; border-bottom: .05rem solid var(--md-default-fg-color--lightest, #ddd);
+  font-size: .7rem; }
+.ihmt-answer__head { display: flex; gap: .6rem; align-items: baseline; flex-wrap: wrap; }
+.ihmt-answer__source, .ihmt-answer__confidence, .ihmt-hit__meta, .ihmt-hit__path {
+  color: var(--md-default-fg-color--light, #666); }
+.ihmt-status { font-weight: 700; padding: 0 .4rem; border-radius: .3rem; color: #fff; background: #757575; }
+.ihmt-status--found { background: #2e7d32; }
+.ihmt-status--ambiguous { background: #ef6c00; }
+.ihmt-hits { margin: .3rem 0 0 1rem; padding: 0; }
+.ihmt-hit { margin: .3rem 0; }
+.ihmt-hit__title { font-weight: 700; margin-right: .4rem; }
+.ihmt-hit__path { font-family: var(--md-code-font-family, monospace); font-size: .65rem; }
+.ihmt-hit__notice { color: #c62828; }
+.ihmt-hit__snippet { margin-top: .2rem; }
+.ihmt-diagnose__form { display: flex; gap: .5rem; flex-wrap: wrap; margin-bottom: 1rem; }
+.ihmt-diagnose__form input { flex: 1 1 12rem; padding: .3rem .5rem; border: .05rem solid #bbb; border-radius: .2rem; }
 """
 
 
@@ -634,8 +865,10 @@ def _summaries(v: Vault, rows: list[dict], links_by_id) -> tuple[dict[str, str],
     for folder in sorted(folders, key=lambda f: (-tree.depth(f), f)):   # deepest first: children are ready
         index = f"{folder}/{tree.INDEX}" if folder else tree.INDEX
         own = safe_file(v.root, index) if folder else None
-        title = v.config.title if not folder else \
-            ((_summary_title(own) if own else None) or tree.humanize(folder.rpartition("/")[2]))
+        name = folder.rpartition("/")[2]
+        title = (_summary_title(own) if own else None) if folder else v.config.title
+        if folder and (not title or title == tree.humanize(name)):   # the generated title: spelled better
+            title = tree.humanize(name)
         subs = [infos[k] for k in sorted(kids[folder]) if k in infos]
         text, info = tree.render_summary(folder, md_text(title), by_folder.get(folder, []), subs, links_by_id)
         infos[folder] = info
@@ -760,8 +993,10 @@ def _sync(dest: Path, files: dict[str, bytes | Path]) -> int:
     return written
 
 
-def prepare(v: Vault, docs: Path | None = None, with_archive: bool = False, skip: tuple[Path, ...] = ()) -> Source:
-    """Fill the staging docs folder for vault `v` (default `<vault>/.ihmt/cache/site-src/docs`)."""
+def prepare(v: Vault, docs: Path | None = None, with_archive: bool = False, skip: tuple[Path, ...] = (),
+            serving: bool = False) -> Source:
+    """Fill the staging docs folder for vault `v` (default `<vault>/.ihmt/cache/site-src/docs`);
+    `serving` (ihmt site serve) adds the script and the page that ask the vault's own search."""
     docs = Path(docs) if docs else v.root / SOURCE_DIR / "docs"
     private_dirs, candidates = _scan(v.root, with_archive, {Path(s).resolve() for s in skip})
     entries, rows, bodies = _entries(v, with_archive, private_dirs)
@@ -782,13 +1017,17 @@ def prepare(v: Vault, docs: Path | None = None, with_archive: bool = False, skip
     links = Links(entries, titles, assets, private_dirs)
     top = {p.split("/")[0] for p in files}
     generated = []
-    for name, render in ((TIMELINE, timeline_page), (CHANGES, changes_page)):
+    pages = [(TIMELINE, timeline_page), (CHANGES, changes_page)] + ([(DIAGNOSE, diagnose_page)] if serving else [])
+    for name, render in pages:
         stem = name[:-3]
         while f"{stem}.md" in files or stem in top:   # a topic folder of the same name keeps its URL
             stem = f"vault-{stem}"
         files[f"{stem}.md"] = render(v, links, f"{stem}.md").encode()
         generated.append(f"{stem}.md")
     files[CSS] = STYLESHEET.encode()
+    if serving:     # the Diagnose page keeps its URL even when a topic took its name
+        diagnose = next(g for g in generated if g.endswith(DIAGNOSE))[:-3] + "/"
+        files[SEARCH_JS] = SEARCH_SCRIPT.replace('"diagnose/"', '"' + quote(diagnose) + '"').encode()
     written = _sync(docs, files)
     return Source(vault=v.root, docs=docs, title=v.config.title, links=links, generated=generated, titles=titles,
                   published=len(published), sections=len(summaries),
@@ -834,9 +1073,11 @@ def _plugin_name(p) -> str:
     return p if isinstance(p, str) else next(iter(p)) if isinstance(p, dict) and p else ""
 
 
-def write_config(v: Vault, with_archive: bool = False) -> Path:
+def write_config(v: Vault, with_archive: bool = False, for_web: bool = True) -> Path:
     """The mkdocs.yml a vault's site is built with, written to `<vault>/.ihmt/cache/site-src/mkdocs.yml`:
-    the project's configuration, or the vault's own mkdocs.yml inherited with the `ihmt` plugin added."""
+    the project's configuration, or the vault's own mkdocs.yml inherited with the `ihmt` plugin added.
+    `for_web` keeps mkdocs' folder URLs (`work/`, for a web server); without it pages are files
+    (`work/index.html`), so a site opened from disk follows its links."""
     src = v.root / SOURCE_DIR
     (src / "docs").mkdir(parents=True, exist_ok=True)   # mkdocs checks docs_dir exists before plugins run
     own = next((v.root / n for n in ("mkdocs.yml", "mkdocs.yaml") if (v.root / n).is_file()), None)
@@ -856,6 +1097,8 @@ def write_config(v: Vault, with_archive: bool = False) -> Path:
         name = v.config.title.replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
         cfg = {"site_name": name, "docs_dir": "docs", "theme": THEME, "plugins": ["search", ours],
                "markdown_extensions": MARKDOWN_EXTENSIONS}
+    if not for_web:
+        cfg["use_directory_urls"] = False
     file = src / "mkdocs.yml"
     text = "# Generated by `ihmt site` for this vault; edits are overwritten (add a mkdocs.yml to the vault instead).\n" \
         + yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True)
@@ -885,9 +1128,10 @@ class _Capture(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-def build_site(v: Vault, out: str | Path | None = None, with_archive: bool = False) -> dict:
+def build_site(v: Vault, out: str | Path | None = None, with_archive: bool = False, for_web: bool = True) -> dict:
     """Build the vault's site into `out` (default `<vault>/.ihmt/cache/site`); return a report with the
-    broken wikilinks and any warning mkdocs logged. Broken links are reported, never fatal."""
+    broken wikilinks and any warning mkdocs logged. Broken links are reported, never fatal. Without
+    `for_web` the pages are files (`page.html`), for a site opened from disk (see `write_config`)."""
     require_mkdocs()
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     from mkdocs.commands.build import build
@@ -900,7 +1144,7 @@ def build_site(v: Vault, out: str | Path | None = None, with_archive: bool = Fal
     mk_log = logging.getLogger("mkdocs")
     mk_log.addHandler(capture)
     try:
-        cfg = load_config(config_file=str(write_config(v, with_archive)), site_dir=str(out))
+        cfg = load_config(config_file=str(write_config(v, with_archive, for_web)), site_dir=str(out))
         plugin = cfg.plugins["ihmt"]
         plugin.vault_object = v          # the CLI's open vault: no second catalog
         plugin.skip = (out,)
@@ -915,7 +1159,7 @@ def build_site(v: Vault, out: str | Path | None = None, with_archive: bool = Fal
     finally:
         mk_log.removeHandler(capture)
     src: Source = plugin.source
-    return {"vault": str(v.root), "out": str(out), "index": str(out / "index.html"),
+    return {"vault": str(v.root), "out": str(out), "index": str(out / "index.html"), "for_web": for_web,
             "memories": src.published, "sections": src.sections, "pages": [*src.generated],
             "excluded": src.excluded, "broken_links": plugin.broken, "warnings": capture.messages,
             "seconds": round(time.perf_counter() - started, 2)}
@@ -934,7 +1178,7 @@ def serve_site(v: Vault, addr: str = "127.0.0.1:8000", with_archive: bool = Fals
         mk_log.addHandler(handler)
         mk_log.setLevel(logging.INFO)
     try:
-        serve(config_file=str(write_config(v, with_archive)), dev_addr=addr, livereload=True,
+        serve(config_file=str(write_config(v, with_archive, for_web=True)), dev_addr=addr, livereload=True,
               open_in_browser=open_browser)
     except MkDocsException as e:
         raise VaultError(f"the site did not build: {e}") from None

@@ -113,9 +113,22 @@ def parents(folder: str) -> list[str]:
     return chain + [""]
 
 
+# Words a folder name spells in lower case that people write otherwise ("ci" is CI, not "Ci").
+ACRONYMS = {"ai", "api", "apis", "aws", "cd", "cdn", "ci", "cli", "cpu", "crm", "css", "db", "dns", "etl", "faq",
+            "gcp", "gpu", "hr", "html", "http", "https", "iot", "json", "jwt", "k8s", "llm", "mcp", "ml", "nlp",
+            "os", "pr", "qa", "rss", "sdk", "seo", "sla", "sql", "sre", "ssh", "ssl", "tls", "ui", "url", "ux",
+            "vm", "vpn", "xml"}
+SPELLINGS = {"devops": "DevOps", "github": "GitHub", "gitlab": "GitLab", "graphql": "GraphQL", "ios": "iOS",
+             "javascript": "JavaScript", "macos": "macOS", "mysql": "MySQL", "postgresql": "PostgreSQL",
+             "typescript": "TypeScript"}
+
+
 def humanize(name: str) -> str:
-    name = name.replace("-", " ").replace("_", " ").strip()
-    return name[:1].upper() + name[1:] if name else name
+    """A folder's name as a title: words split at - and _, the first capitalised, known acronyms and
+    names spelled as people write them ("ci-cd" is "CI CD", "github" "GitHub")."""
+    words = name.replace("-", " ").replace("_", " ").split()
+    text = " ".join(w.upper() if w.lower() in ACRONYMS and w.islower() else SPELLINGS.get(w, w) for w in words)
+    return text[:1].upper() + text[1:] if text else name.strip()
 
 
 @dataclass

@@ -23,7 +23,9 @@ from .notes import Memory
 from .results import (Change, ForgetReport, ImportReport, Problem, RebuildReport, ReconcileReport, SyncReport, SyncStatus,
                       UndoReport)
 
-GITIGNORE = ".ihmt/cache/\n.ihmt/vault.lock\n"
+GITIGNORE = (".ihmt/cache/\n.ihmt/vault.lock\n"
+             "# Obsidian: per-device window state stays here; its settings (.obsidian/*.json) travel\n"
+             ".obsidian/workspace*\n.trash/\n")
 # Generated summaries: collapsed in diffs on git hosts, never a merge conflict (regenerated after merges).
 GITATTRIBUTES = ("# Generated summaries: collapsed in diffs, regenerated after merges (ihmt sync).\n"
                  "index.md linguist-generated=true merge=ihmt-summary\n")
@@ -61,9 +63,13 @@ class Vault:
             if not file.exists():
                 notes.write_atomic(file, text)
                 written.append(rel)
-            elif rel == ".gitignore" and ".ihmt/cache/" not in file.read_text(encoding="utf-8", errors="replace"):
-                notes.write_atomic(file, file.read_text(encoding="utf-8").rstrip("\n") + "\n" + GITIGNORE)
-                written.append(rel)
+            elif rel == ".gitignore":
+                have = file.read_text(encoding="utf-8", errors="replace")
+                missing = [line for line in GITIGNORE.splitlines() if line and not line.startswith("#")
+                           and line not in have.splitlines()]
+                if missing:
+                    notes.write_atomic(file, have.rstrip("\n") + "\n" + "\n".join(missing) + "\n")
+                    written.append(rel)
         e = Engine(root, config)
         sync_mod.configure(e)
         githooks.install(e)

@@ -10,12 +10,20 @@ import pytest
 from ihmt_vault import Vault
 
 
+def pytest_collection_modifyitems(items):
+    """The torture files' tests carry the `torture` mark (pyproject.toml: markers)."""
+    for item in items:
+        if item.path.name.startswith("test_torture_"):
+            item.add_marker(pytest.mark.torture)
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path, monkeypatch):
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("IHMT_VAULT", raising=False)
+    monkeypatch.chdir(tmp_path)       # no test finds a vault from the folder pytest was started in
     monkeypatch.delenv("GIT_DIR", raising=False)
     monkeypatch.delenv("GIT_WORK_TREE", raising=False)
     return home

@@ -27,6 +27,7 @@ USER_CONFIG = {
     "gemini-cli": ".gemini/settings.json",
     "claude-desktop": ".config/Claude/claude_desktop_config.json",
     "vscode": ".config/Code/User/mcp.json",
+    "windsurf": ".codeium/windsurf/mcp_config.json",
 }
 USER_INSTRUCTIONS = {
     "claude-code": ".claude/CLAUDE.md",
@@ -99,7 +100,7 @@ def test_setup_writes_the_agents_own_file_and_a_second_run_changes_nothing(agent
     if agent == "claude-code":
         settings = json.loads((isolated_home / ".claude/settings.json").read_text())
         [group] = settings["hooks"]["SessionStart"]
-        assert group["hooks"][0]["command"].endswith(f"brief --vault '{vault.resolve()}'")
+        assert group["hooks"][0]["command"].endswith(f"claude-code-session-start.sh --vault '{vault.resolve()}'")
     assert not list(project.iterdir()), "user scope writes nothing in the project"
 
     before = files(isolated_home)
@@ -108,12 +109,12 @@ def test_setup_writes_the_agents_own_file_and_a_second_run_changes_nothing(agent
     assert files(isolated_home) == before          # nothing written, no backup made
 
 
-@pytest.mark.parametrize("agent", [a for a in agents.NAMES if a != "claude-desktop"])
+@pytest.mark.parametrize("agent", [a for a in agents.NAMES if a not in ("claude-desktop", "windsurf")])
 def test_project_scope_writes_in_the_current_directory(agent, isolated_home, project):
     r = run(agent, "--scope", "project")
     assert r.exit_code == 0, r.output
     command = argv(agent, entry(agent, project / PROJECT_CONFIG[agent]))
-    assert command[1:] == ["mcp"]                   # no --vault given: the server's default vault
+    assert command == ["ihmt", "mcp"]   # ihmt from the PATH; the default vault lies outside the project: none named
     instructions = (project / PROJECT_INSTRUCTIONS[agent]).read_text()
     assert agents.MARK_START in instructions
     if agent == "cursor":
@@ -125,20 +126,23 @@ def test_project_scope_writes_in_the_current_directory(agent, isolated_home, pro
 
 
 @pytest.mark.parametrize("agent", agents.NAMES)
-def test_dry_run_prints_the_same_and_writes_nothing(agent, isolated_home, project):
+def test_dry_run_prints_the_same_and_writes_nothing(agent, isolated_home, project, tmp_path):
+    srv = str(tmp_path / "srv" / "vault")      # a real run creates the vault: inside the test's folder
     before_home, before_project = files(isolated_home), files(project)
-    r = run(agent, "--dry-run", "--vault", "/srv/vault")
+    r = run(agent, "--dry-run", "--vault", srv)
     assert r.exit_code == 0, r.output
-    assert "would create mcp config" in r.output and "/srv/vault" in r.output
+    assert "would create mcp config" in r.output and f"would create vault: {srv}" in r.output
     assert files(isolated_home) == before_home and files(project) == before_project
+    assert not (tmp_path / "srv").exists()
     r = CliRunner().invoke(main, ["setup", agent, "--dry-run", "--json"])
     assert r.exit_code == 0 and json.loads(r.output)["dry_run"] is True
-    dry = run(agent, "--dry-run", "--vault", "/srv/vault").output
-    real = run(agent, "--vault", "/srv/vault").output
+    dry = run(agent, "--dry-run", "--vault", srv).output
+    real = run(agent, "--vault", srv).output
     assert dry.replace("would create", "created").splitlines() == real.splitlines()[:-1]   # the same, bar "restart"
 
 
-def test_merge_keeps_every_key_and_backs_up_what_it_edits(isolated_home):
+def test_merge_keeps_every_key_and_backs_up_what_it_edits(isolated_home, tmp_path):
+    v, other = str(tmp_path / "v"), str(tmp_path / "other")
     claude = isolated_home / ".claude.json"
     original = json.dumps({"numStartups": 12, "projects": {"/x": {"mcpServers": {}}},
                            "mcpServers": {"github": {"command": "gh-mcp", "args": []}}}, indent=4)
@@ -146,7 +150,7 @@ def test_merge_keeps_every_key_and_backs_up_what_it_edits(isolated_home):
     claude.chmod(0o600)
     (isolated_home / ".claude").mkdir()
     (isolated_home / ".claude" / "CLAUDE.md").write_text("# My rules\n\nUse tabs.\n")
-    r = run("claude-code", "--vault", "/v", "--no-hook")
+    r = run("claude-code", "--vault", v, "--no-hook")
     assert r.exit_code == 0, r.output
     data = json.loads(claude.read_text())
     assert data["numStartups"] == 12 and data["projects"] == {"/x": {"mcpServers": {}}}
@@ -162,15 +166,15 @@ def test_merge_keeps_every_key_and_backs_up_what_it_edits(isolated_home):
     assert "(backup: " in r.output
 
     # another vault: our entry is replaced, the block stays one block
-    r = run("claude-code", "--vault", "/other", "--no-hook")
+    r = run("claude-code", "--vault", other, "--no-hook")
     assert r.exit_code == 0 and "updated mcp config" in r.output
-    assert json.loads(claude.read_text())["mcpServers"]["ihmt"]["args"] == ["mcp", "--vault", "/other"]
+    assert json.loads(claude.read_text())["mcpServers"]["ihmt"]["args"] == ["mcp", "--vault", other]
     assert (isolated_home / ".claude" / "CLAUDE.md").read_text().count(agents.MARK_START) == 1
 
     # an edited block is brought back to the template's text, the rest of the file kept
     md = isolated_home / ".claude" / "CLAUDE.md"
     md.write_text(md.read_text().replace("Search before you answer", "Search rarely") + "\nMore of mine.\n")
-    r = run("claude-code", "--vault", "/other", "--no-hook")
+    r = run("claude-code", "--vault", other, "--no-hook")
     text = md.read_text()
     assert "updated instructions" in r.output and "Search before you answer" in text
     assert text.endswith("\nMore of mine.\n") and "Search rarely" not in text
@@ -185,35 +189,36 @@ def test_a_json_file_with_comments_is_left_alone(isolated_home):
     assert cursor.read_text() == '{\n  // my servers\n  "mcpServers": {}\n}\n'
 
 
-def test_codex_toml_keeps_the_rest_of_the_file_byte_for_byte(isolated_home):
+def test_codex_toml_keeps_the_rest_of_the_file_byte_for_byte(isolated_home, tmp_path):
+    v = str(tmp_path / "v")
     config = isolated_home / ".codex" / "config.toml"
     config.parent.mkdir()
     head = 'model = "o3"  # my model\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n\n'
     ours = '[mcp_servers.ihmt]\ncommand = "old"\nargs = [\n  "mcp",\n]\nstartup_timeout_sec = 20\n\n'
     tail = '[mcp_servers.ihmt.env]\nX = "1"\n\n[profiles.fast]\nmodel = "o4-mini"\n'
     config.write_text(head + ours + tail)
-    r = run("codex", "--vault", "/v")
+    r = run("codex", "--vault", v)
     assert r.exit_code == 0, r.output
     text = config.read_text()
     assert text.startswith(head) and text.endswith(tail)
     data = tomllib.loads(text)
-    assert data["mcp_servers"]["ihmt"]["args"] == ["mcp", "--vault", str(Path("/v").resolve())]
+    assert data["mcp_servers"]["ihmt"]["args"] == ["mcp", "--vault", v]
     assert data["mcp_servers"]["ihmt"]["startup_timeout_sec"] == 20 and data["mcp_servers"]["ihmt"]["env"] == {"X": "1"}
     assert data["mcp_servers"]["docs"] == {"command": "docs-mcp"}
     before = config.read_bytes()
-    assert run("codex", "--vault", "/v").exit_code == 0 and config.read_bytes() == before
+    assert run("codex", "--vault", v).exit_code == 0 and config.read_bytes() == before
 
     config.write_text('[mcp_servers]\nihmt = { command = "x", args = [] }\n')
-    r = run("codex", "--vault", "/v")
+    r = run("codex", "--vault", v)
     assert r.exit_code == 2 and "by hand" in r.output
     assert config.read_text() == '[mcp_servers]\nihmt = { command = "x", args = [] }\n'
 
 
-def test_list_shows_what_is_configured(isolated_home):
-    assert run("codex", "--vault", "/v").exit_code == 0
+def test_list_shows_what_is_configured(isolated_home, tmp_path):
+    assert run("codex", "--vault", str(tmp_path / "v")).exit_code == 0
     r = run("--list", "--json")
     rows = {(x["agent"], x["scope"]): x for x in json.loads(r.output)}
-    assert rows[("codex", "user")]["server"].endswith("mcp --vault /v")
+    assert rows[("codex", "user")]["server"].endswith(f"mcp --vault {tmp_path / 'v'}")
     assert rows[("codex", "user")]["instructions"]
     assert rows[("cursor", "user")]["server"] is None
     assert ("claude-desktop", "project") not in rows
@@ -249,7 +254,95 @@ def test_the_hook_it_installs_prints_the_brief(isolated_home, tmp_path):
     assert run("claude-code", "--vault", str(tmp_path / "v")).exit_code == 0
     settings = json.loads((isolated_home / ".claude/settings.json").read_text())
     command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
-    if not Path(command.split()[0].strip("'")).is_file():
+    if not Path(agents.ihmt_executable()).is_file():
         pytest.skip("no ihmt executable next to this Python")
     out = subprocess.run(command, shell=True, capture_output=True, text=True, env=dict(os.environ), timeout=60)
     assert out.returncode == 0 and out.stdout.startswith("# Memory: 0 memories"), out.stderr
+
+
+def test_setup_creates_a_vault_that_does_not_exist_yet_and_says_so(tmp_path):
+    vault = tmp_path / "new-vault"
+    r = run("codex", "--vault", str(vault))
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith(f"created vault: {vault}\n")
+    assert (vault / ".ihmt/config.toml").is_file()
+
+
+def test_setup_refuses_a_folder_that_is_not_a_vault_and_writes_nothing(isolated_home, tmp_path):
+    (tmp_path / "code").mkdir()
+    (tmp_path / "code/main.py").write_text("print('hi')\n")
+    before = files(isolated_home)
+    r = run("codex", "--vault", str(tmp_path / "code"))
+    assert r.exit_code == 2
+    assert r.output == (f"error: {tmp_path / 'code'}: exists and is not a vault; nothing was written: give the path "
+                        f"of a vault (or a new folder), or make this one a vault with 'ihmt init {tmp_path / 'code'}'\n")
+    assert files(isolated_home) == before and not (tmp_path / "code/.ihmt").exists()
+
+
+def test_the_hook_prints_nothing_and_succeeds_when_the_vault_is_gone(isolated_home, tmp_path):
+    """A session start never fails: with the vault missing the wrapper prints nothing, exit 0."""
+    assert run("claude-code", "--vault", str(tmp_path / "v")).exit_code == 0
+    import shutil
+    shutil.rmtree(tmp_path / "v")
+    command = json.loads((isolated_home / ".claude/settings.json").read_text())["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    out = subprocess.run(command, shell=True, capture_output=True, text=True, env=dict(os.environ), timeout=60)
+    assert (out.returncode, out.stdout, out.stderr) == (0, "", "")
+
+
+def test_project_scope_names_a_vault_inside_the_project_relative_to_it(project):
+    r = run("claude-code", "--scope", "project", "--vault", str(project / "memory"))
+    assert r.exit_code == 0, r.output
+    assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["ihmt"] == \
+        {"type": "stdio", "command": "ihmt", "args": ["mcp", "--vault", "memory"]}
+    hook = json.loads((project / ".claude/settings.json").read_text())["hooks"]["SessionStart"][0]["hooks"][0]
+    assert hook["command"] == 'sh "$CLAUDE_PROJECT_DIR"/.claude/hooks/ihmt-session-start.sh --vault memory'
+    assert (project / ".claude/hooks/ihmt-session-start.sh").read_text() == agents.hook_script_path().read_text()
+    assert "next: For a teammate: these files name 'ihmt' on the PATH and the vault memory/ in this project " \
+           "(commit it with the project); they install ihmt (INSTALL.md) and run nothing else.\n" in r.output
+    assert "next: Claude Code asks once whether to use the MCP servers in .mcp.json: approve ihmt" in r.output
+
+
+def test_project_scope_names_no_vault_outside_the_project_and_says_how_to_find_it(project, tmp_path):
+    r = run("gemini-cli", "--scope", "project", "--vault", str(tmp_path / "elsewhere"))
+    assert r.exit_code == 0, r.output
+    assert json.loads((project / ".gemini/settings.json").read_text())["mcpServers"]["ihmt"] == \
+        {"command": "ihmt", "args": ["mcp"]}
+    assert f"next: On this machine, set IHMT_VAULT={tmp_path / 'elsewhere'} where the agent starts" in r.output
+    assert "next: Gemini CLI starts MCP servers and reads a project's .gemini/settings.json only in a trusted " \
+           "folder when folder trust is on: trust the folder when it asks.\n" in r.output
+
+
+def test_codex_tools_are_approved_unless_the_table_says_otherwise(isolated_home, tmp_path):
+    v = str(tmp_path / "v")
+    assert run("codex", "--vault", v).exit_code == 0
+    config = isolated_home / ".codex/config.toml"
+    assert tomllib.loads(config.read_text())["mcp_servers"]["ihmt"]["default_tools_approval_mode"] == "approve"
+    config.write_text(config.read_text().replace('"approve"', '"prompt"'))
+    r = run("codex", "--vault", v)
+    assert "already set up, nothing to change" in r.output
+    assert tomllib.loads(config.read_text())["mcp_servers"]["ihmt"]["default_tools_approval_mode"] == "prompt"
+
+
+def test_cursor_names_the_instructions_file_that_ships_with_the_package(tmp_path):
+    r = run("cursor", "--vault", str(tmp_path / "v"))
+    assert r.exit_code == 0, r.output
+    template = agents.instructions_path()
+    assert f"paste the text of {template} there" in r.output
+    assert template.is_file() and template.read_text().startswith("## Long-term memory (IHMT Vault)")
+
+
+def test_windsurf_has_a_user_config_only(isolated_home, tmp_path):
+    r = run("windsurf", "--vault", str(tmp_path / "v"))
+    assert r.exit_code == 0, r.output
+    assert entry("windsurf", isolated_home / ".codeium/windsurf/mcp_config.json")["args"] == \
+        ["mcp", "--vault", str(tmp_path / "v")]
+    r = run("windsurf", "--scope", "project")
+    assert r.exit_code == 2 and "Windsurf has no project scope; use --scope user" in r.output
+
+
+def test_the_hook_scripts_are_a_real_folder_when_installed():
+    """`ihmt_vault._hooks` is a regular package (hooks/__init__.py): installed from a wheel, its
+    folder is a path that `ihmt init` copies the git hooks from and the session-start hook runs."""
+    from importlib import resources
+    shipped = Path(str(resources.files("ihmt_vault._hooks")))
+    assert (shipped / "git-pre-commit").is_file() and (shipped / agents.HOOK_SCRIPT).is_file()

@@ -48,8 +48,8 @@ def test_bad_topics_are_refused(filled, topic, message):
 
 
 def test_bad_date_type_and_id_are_refused(filled):
-    assert unchanged(filled, lambda: filled.save("x", date="last tuesday")) == \
-        "date 'last tuesday' is not an ISO date; use YYYY-MM-DD"
+    assert unchanged(filled, lambda: filled.save("x", date="someday")) == \
+        "date 'someday' is not a date; use YYYY-MM-DD, or words such as 'yesterday', '3 days ago', 'last May'"
     assert unchanged(filled, lambda: filled.save("x", date="2026-02-30")) == \
         "date '2026-02-30' is not a real date; use YYYY-MM-DD"
     assert unchanged(filled, lambda: filled.save("x", type="rumour")).startswith("type 'rumour' is unknown; use one of fact,")

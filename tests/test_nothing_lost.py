@@ -371,3 +371,14 @@ def test_archived_on_one_machine_and_edited_on_the_other_leaves_no_stale_summary
         with Vault.open(root) as v:
             assert v.doctor() == []
             assert v.get(mid).body.endswith("Port 51820.\n")
+
+
+def test_attachments_and_obsidian_settings_are_committed_its_workspace_is_not(vault):
+    (vault.root / "work").mkdir()
+    (vault.root / "work/diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(64)))
+    (vault.root / ".obsidian").mkdir()
+    (vault.root / ".obsidian/app.json").write_text('{"attachmentFolderPath": "work"}\n')
+    (vault.root / ".obsidian/workspace.json").write_text('{"active": "x"}\n')
+    vault.reconcile(None)
+    assert {"work/diagram.png", ".obsidian/app.json"} <= set(git(vault.root, "ls-files").splitlines())
+    assert git(vault.root, "status", "--porcelain") == ""   # workspace.json is ignored
