@@ -73,3 +73,15 @@ def snapshot(root: Path) -> dict:
             p = Path(dirpath) / name
             files[p.relative_to(root).as_posix()] = p.read_bytes()
     return files
+
+
+# -- the built site (tests/test_site*.py) -----------------------------------------------------------
+def page(out: Path, md_path: str) -> Path:
+    """The built HTML file of a page (directory URLs)."""
+    stem = md_path[:-3]
+    return out / (stem[:-5] if stem.endswith("index") else stem + "/") / "index.html"
+
+
+def article(file: Path) -> str:
+    text = file.read_text(encoding="utf-8")
+    return text[text.index("<article"):text.index("</article>")]

@@ -16,6 +16,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from conftest import article, page
 from click.testing import CliRunner
 
 pytest.importorskip("mkdocs", reason="the site extra is not installed: pip install -e '.[site]'")
@@ -32,15 +33,6 @@ PG17 = "work/infrastructure/databases/staging-runs-postgresql-17.md"
 PRIVATE = "personal/health/knee-physiotherapy.md"
 
 
-def page(out: Path, md_path: str) -> Path:
-    """The built HTML file of a page (directory URLs)."""
-    stem = md_path[:-3]
-    return out / (stem[:-5] if stem.endswith("index") else stem + "/") / "index.html"
-
-
-def article(file: Path) -> str:
-    text = file.read_text(encoding="utf-8")
-    return text[text.index("<article"):text.index("</article>")]
 
 
 @pytest.fixture(scope="module")

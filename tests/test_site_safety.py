@@ -22,6 +22,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from conftest import article, page
 
 pytest.importorskip("mkdocs", reason="the site extra is not installed: pip install -e '.[site]'")
 pytest.importorskip("material", reason="the site extra is not installed: pip install -e '.[site]'")
@@ -195,14 +196,6 @@ def text_of(fragment: str) -> str:
     return html.unescape(re.sub(r"<[^>]*>", "", fragment))
 
 
-def page(out: Path, md_path: str) -> Path:
-    stem = md_path[:-3]
-    return out / (stem[:-5] if stem.endswith("index") else stem + "/") / "index.html"
-
-
-def article(file: Path) -> str:
-    text = file.read_text(encoding="utf-8")
-    return text[text.index("<article"):text.index("</article>")]
 
 
 def outputs(out: Path):
