@@ -31,6 +31,7 @@ from .recall import Recalls
 
 _WIKILINK = re.compile(r"\[\[([^\]|#]+)")
 LAST_RUN = "last-decay"          # under the cache: when this machine last ran decay
+_EPOCH0 = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)   # the floor of "idle since"
 
 
 @dataclass
@@ -77,15 +78,11 @@ def weigh(e: Engine, recalls: Recalls) -> list[Weighed]:
     out = []
     for r in e.catalog.all():
         seen = stats.get(r.id)
-        start = max(x for x in (_when(r.created), _when(seen.last if seen else None), epoch, _epoch0()) if x)
+        start = max(x for x in (_when(r.created), _when(seen.last if seen else None), epoch, _EPOCH0) if x)
         idle = max(0, (now - start).days)
         w = cfg.decay_start + (seen.count if seen else 0) - max(0, idle - cfg.decay_idle_days) / 7
         out.append(Weighed(r.id, r.path, r.title, w, seen.count if seen else 0, idle))
     return sorted(out, key=lambda x: (-x.weight, x.path))
-
-
-def _epoch0() -> dt.datetime:
-    return dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 
 def _protected(e: Engine) -> dict[str, str]:
