@@ -45,7 +45,7 @@ from urllib.parse import quote, unquote
 
 import yaml
 
-from . import tree
+from . import notes, tree
 from .errors import BadInput, VaultError
 from .layout import ATTACHMENT_EXTS
 from .vault import Vault, expand
@@ -803,14 +803,10 @@ a.ihmt-badge, .ihmt-outdated { background: #c62828; color: #fff !important; }
 
 
 # --- staging -------------------------------------------------------------------------------------
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_FRONT = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
-
-
 def _summary_title(file: Path) -> str | None:
     try:
-        m = _FRONT.match(file.read_text(encoding="utf-8"))
-        meta = yaml.load(m.group(1) or "", Loader=_YAML_LOADER) if m else None
+        block, _ = notes.split_front_matter(file.read_text(encoding="utf-8"))
+        meta = yaml.load(block or "", Loader=notes.LOADER) if block is not None else None
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
     return str(meta["title"]) if isinstance(meta, dict) and meta.get("title") else None
@@ -862,8 +858,8 @@ def _summaries(v: Vault, rows: list[dict], links_by_id) -> tuple[dict[str, str],
             kids[f.rpartition("/")[0]].append(f)
     infos: dict[str, tree.FolderInfo] = {}
     pages, titles = {}, {}
-    for folder in sorted(folders, key=lambda f: (-tree.depth(f), f)):   # deepest first: children are ready
-        index = f"{folder}/{tree.INDEX}" if folder else tree.INDEX
+    for folder in tree.bottom_up(folders):   # deepest first: children are ready
+        index = tree.summary_path(folder)
         own = safe_file(v.root, index) if folder else None
         name = folder.rpartition("/")[2]
         title = (_summary_title(own) if own else None) if folder else v.config.title
@@ -1032,7 +1028,7 @@ def prepare(v: Vault, docs: Path | None = None, with_archive: bool = False, skip
     return Source(vault=v.root, docs=docs, title=v.config.title, links=links, generated=generated, titles=titles,
                   published=len(published), sections=len(summaries),
                   excluded={k: sum(1 for e in entries if e.hidden == k) for k in ("private", "archived")},
-                  written=written, raw_html=bool(getattr(v.config, "site_raw_html", False)))
+                  written=written, raw_html=v.config.site_raw_html)
 
 
 # --- a folder of notes that is not a vault (the repository's sample) ------------------------------

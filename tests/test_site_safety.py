@@ -476,7 +476,7 @@ def test_private_memories_and_folders_leave_no_trace(hostile):
     assert changes.count("a private memory") == 3       # saved into the private folder twice, archived once
 
 
-def test_the_raw_html_setting_lets_a_persons_html_through_but_not_titles(tmp_path, monkeypatch):
+def test_the_raw_html_setting_lets_a_persons_html_through_but_not_titles(tmp_path):
     """`site_raw_html = true` (off by default) is for a person's own offline site: their HTML renders as
     they wrote it; titles and tags are still text."""
     v = Vault.init(tmp_path / "raw")
@@ -486,18 +486,10 @@ def test_the_raw_html_setting_lets_a_persons_html_through_but_not_titles(tmp_pat
     safe = article(page(tmp_path / "safe", m.path))
     assert "<iframe" not in safe and "onclick" not in safe and "<u>mine</u>" in safe     # by default
 
-    config = type(v).config
-
-    class Raw:     # the vault's settings with site_raw_html on, whatever Config knows of it yet
-        site_raw_html = True
-
-        def __init__(self, real):
-            self.real = real
-
-        def __getattr__(self, name):
-            return getattr(self.real, name)
-
-    monkeypatch.setattr(type(v), "config", property(lambda self: Raw(config.fget(self))))
+    v.close()
+    settings = tmp_path / "raw/.ihmt/config.toml"
+    settings.write_text(settings.read_text().replace("site_raw_html = false", "site_raw_html = true"))
+    v = Vault.open(tmp_path / "raw")
     build_site(v, tmp_path / "raw-site")
     raw = article(page(tmp_path / "raw-site", m.path))
     assert '<iframe src="https://example.com/embed"></iframe>' in raw and 'onclick="toggle()"' in raw
