@@ -117,10 +117,9 @@ def _archived(path: str) -> bool:
 def plan(e: Engine, recalls: Recalls) -> DecayReport:
     """What a decay run would do now (nothing written)."""
     cfg, now = e.config, clock.now()
-    e.refresh()
+    weighed = weigh(e, recalls)   # (it brings the catalog up to date)
     rows = {r.id: r for r in e.catalog.all() if r.id}
     protected = _protected(e)
-    weighed = weigh(e, recalls)
     report = DecayReport()
     live = []
     for w in weighed:

@@ -36,8 +36,13 @@ def brief(e: Engine, budget_tokens: int | None = None, recent: int = 8) -> str:
         lines += [f"- {r.title}: {notes.shorten(r.first_line, 160)} ({r.id})" for r in pinned]
     shown = {r.id for r in pinned}
     counts = e.recalls.all()
-    recalled = sorted((r for r in e.catalog.all() if r.id in counts and r.id not in shown and r.status == "active"
-                   and r.folder.split("/")[0] != tree.ARCHIVE), key=lambda r: (-counts[r.id].count, r.path))[:recent]
+    recalled = []   # the most recalled live memories: looked up by id, most recalled first (no vault scan)
+    for i in sorted(counts, key=lambda i: (-counts[i].count, i)):
+        if len(recalled) == recent:
+            break
+        rows = [r for r in e.catalog.by_id(i) if r.status == "active" and r.folder.split("/")[0] != tree.ARCHIVE]
+        if rows and i not in shown:
+            recalled.append(rows[0])
     if recalled:
         lines += ["", "## Most recalled"]
         lines += [f"- {r.title}: {notes.shorten(r.first_line, 120)} ({r.id}, {counts[r.id].count}x)" for r in recalled]
