@@ -42,6 +42,17 @@ def stamp() -> str:
     return now().replace(microsecond=0, tzinfo=None).isoformat() + "Z"
 
 
+def when(stamp: str | None) -> dt.datetime | None:
+    """A stamp the vault wrote (`created`, a recall's time) as an aware datetime; None if it is not one."""
+    if not stamp:
+        return None
+    try:
+        d = dt.datetime.fromisoformat(str(stamp).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return d if d.tzinfo else d.replace(tzinfo=dt.timezone.utc)
+
+
 @contextmanager
 def frozen(when: str | dt.datetime):
     """Time stands at `when` inside the block (tests; a demo run 'a year later')."""

@@ -59,26 +59,16 @@ class DecayReport:
                 "commit": self.commit, "dry_run": self.dry_run}
 
 
-def _when(value: str | None) -> dt.datetime | None:
-    if not value:
-        return None
-    try:
-        d = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return d if d.tzinfo else d.replace(tzinfo=dt.timezone.utc)
-
-
 def weigh(e: Engine, recalls: Recalls) -> list[Weighed]:
     """Every memory's weight now (live and archived), heaviest first."""
     cfg, now = e.config, clock.now()
     e.refresh()
     stats = recalls.all()
-    epoch = _when(recalls.epoch())
+    epoch = clock.when(recalls.epoch())
     out = []
     for r in e.catalog.all():
         seen = stats.get(r.id)
-        start = max(x for x in (_when(r.created), _when(seen.last if seen else None), epoch, _EPOCH0) if x)
+        start = max(x for x in (clock.when(r.created), clock.when(seen.last if seen else None), epoch, _EPOCH0) if x)
         idle = max(0, (now - start).days)
         w = cfg.decay_start + (seen.count if seen else 0) - max(0, idle - cfg.decay_idle_days) / 7
         out.append(Weighed(r.id, r.path, r.title, w, seen.count if seen else 0, idle))
@@ -126,7 +116,7 @@ def plan(e: Engine, recalls: Recalls) -> DecayReport:
         r = rows.get(w.id)
         if r is None or r.status == "archived" or _archived(r.path):
             continue
-        created = _when(r.created)
+        created = clock.when(r.created)
         if r.pinned or w.id in protected or (created and (now - created).days < cfg.decay_grace_days):
             continue
         live.append(w)

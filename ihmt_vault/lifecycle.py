@@ -6,8 +6,6 @@ to them when nothing live answers); a pinned (core) memory is never archived.
 """
 from __future__ import annotations
 
-import datetime as dt
-
 from . import clock, oplog, tree
 from .engine import Engine
 from .errors import BadInput
@@ -79,8 +77,5 @@ def recalled_by_search(e: Engine, result):
 
 
 def _recent(stamp: str, days: int) -> bool:
-    try:
-        when = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return False
-    return (clock.now() - when).days <= max(1, days)
+    at = clock.when(stamp)
+    return at is not None and (clock.now() - at).days <= max(1, days)
