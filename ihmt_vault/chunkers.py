@@ -15,10 +15,16 @@ from .hookspecs import hookimpl
 
 @dataclass
 class Chunk:
+    """One piece of a document. Chunkers fill what they know; ingest writes it to front matter."""
+
     text: str
     first_line: int          # 1-based, inclusive
     last_line: int
     heading: str = ""        # the heading the chunk sits under ("" before the first one)
+    symbol: str = ""         # code: "class:InventoryService", "method:reserveStock", "imports"
+    header: str = ""         # code: the enclosing class's header line(s) when a member is split out
+    date: str = ""           # journal: the entry's date (YYYY-MM-DD) found in the text
+    oversized: bool = False  # one block bigger than the limit, kept whole
 
 
 class MarkdownChunker:
@@ -30,7 +36,7 @@ class MarkdownChunker:
         self.max_level = max_level
         self.md = MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
 
-    def chunk(self, text: str) -> list[Chunk]:
+    def chunk(self, text: str, limit: int = 4000) -> list[Chunk]:
         parts = text.split("\n")  # markdown-it counts lines by "\n" only; so do we
         lines = [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
         starts = [(0, "")]

@@ -8,8 +8,9 @@ Each hook receives a `register(name, thing)` callable; the built-ins (`importers
 - an importer has `read(path: Path) -> list[dict]`: the memories found in another tool's store, as
   the fields of a save (text, title, topic, date, tags, type, pinned, supersedes, id, extra); the
   vault validates them into drafts and saves them as one commit;
-- a chunker has `chunk(text: str) -> list[Chunk]`: a document cut where it is cut, the chunks
-  joining back into the text byte for byte;
+- a chunker has `chunk(text: str, limit: int) -> list[Chunk]` (`chunkers.Chunk`): a document cut
+  where it is cut, the chunks joining back into the text byte for byte; `limit` is the size in
+  characters above which a block is kept whole and marked `oversized`;
 - a ranker has `rank(query: str, candidates: list[RankItem]) -> list[int]`: the candidates'
   positions best first; the search fuses its order with the lexical one (reciprocal-rank fusion).
 """
