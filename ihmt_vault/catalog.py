@@ -146,6 +146,13 @@ class Catalog:
     def by_title(self, title: str) -> list[Row]:
         return self._rows("WHERE lower(title) = lower(?)", (title,))
 
+    def by_source(self, source: str) -> list[Row]:
+        return self._rows("WHERE source = ?", (source,))
+
+    def by_source_prefix(self, prefix: str) -> list[Row]:
+        """Memories whose source starts with `prefix` (ingested from the files of one folder)."""
+        return self._rows("WHERE substr(source, 1, ?) = ?", (len(prefix), prefix))
+
     def by_path(self, path: str) -> Row | None:
         rows = self._rows("WHERE path = ?", (path,))
         return rows[0] if rows else None

@@ -187,6 +187,45 @@ def import_(v, as_json, file, format_, source, strict):
 
 
 @command(main)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--type", "kind", type=click.Choice(["code", "markdown", "narrative", "journal", "process"]),
+              help="The kind of every file (default: detected from each file's extension and content).")
+@click.option("--topic", help="Folder for every chunk (default: code/<project>/<module>, docs/..., journal/...).")
+@click.option("--limit", type=int, default=4000, show_default=True,
+              help="Chunk size in characters; a block bigger than this is kept whole and marked oversized.")
+@click.option("--watch", is_flag=True, help="Keep watching PATHS and ingest again what changes (Ctrl-C stops).")
+def ingest(v, as_json, paths, kind, topic, limit, watch):
+    """Bring files and folders in: code cut at its classes and functions, documents at their headings
+    and paragraphs, journals at their dated entries; one commit; unchanged files add nothing."""
+    def run_once():
+        bar, tick = _progress("ingesting", not as_json)
+        if bar:
+            bar.start()
+        try:
+            r = v.ingest(list(paths), type=kind, topic=topic, limit=limit, progress=tick)
+        finally:
+            if bar:
+                bar.stop()
+
+        def human():
+            out.print(f"ingested {_count(r.files, 'file', 'files')}: {_count(r.chunks, 'chunk', 'chunks')} "
+                      f"({len(r.added)} added, {len(r.updated)} updated, {len(r.removed)} removed, "
+                      f"{r.oversized} oversized) — {f'commit {r.commit[:10]}' if r.commit else 'nothing changed'}",
+                      markup=False)
+            for where in r.kept:
+                err.print(f"kept {where}: edited by hand since it was ingested; not overwritten", markup=False)
+            for where, why in r.skipped:
+                err.print(f"skipped {where}: {why}", markup=False)
+
+        _emit(as_json, r.to_dict(), human)
+
+    run_once()
+    if watch:
+        from .watch import watch_sources
+        watch_sources([Path(p) for p in paths], run_once, log=lambda s: err.print(s, markup=False))
+
+
+@command(main)
 @click.argument("ref", metavar="ID|PATH")
 @click.option("--at", "at", metavar="DATE", help="Show it as it was on DATE (YYYY-MM-DD, or yesterday, 'last May'...), from git.")
 def show(v, as_json, ref, at):

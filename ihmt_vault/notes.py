@@ -31,7 +31,8 @@ from . import clock
 from .errors import BrokenFile
 from .text import fold
 
-TYPES = ("fact", "decision", "preference", "correction", "person", "project", "procedure", "event", "note")
+TYPES = ("fact", "decision", "preference", "correction", "person", "project", "procedure", "event", "note",
+         "code", "document")   # the last two: what ingest brings in
 STATUSES = ("active", "outdated", "archived")
 # The order keys are written in a new file; keys added to an existing file go after their predecessor.
 KEY_ORDER = ("id", "title", "type", "date", "created", "tags", "status", "supersedes",

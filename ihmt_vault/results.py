@@ -74,6 +74,25 @@ class ImportReport:
 
 
 @dataclass
+class IngestReport:
+    """What one `ingest` run did: counts, the chunk ids it added, updated and removed, and what it
+    skipped (a file or a chunk's span, and why: binary, too big, a secret — never the text)."""
+
+    files: int = 0
+    chunks: int = 0
+    oversized: int = 0
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)       # chunks edited by hand since ingest wrote them: left alone
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    commit: str | None = None
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "skipped": [{"where": w, "why": y} for w, y in self.skipped]}
+
+
+@dataclass
 class RebuildReport:
     memories: int
     summaries_changed: int

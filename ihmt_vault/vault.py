@@ -11,16 +11,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Iterable
 
-from . import (corrections, decay as decay_mod, doctor as doctor_mod, githooks, gitlog, history as history_mod, levels,
-               lifecycle, notes, purge as purge_mod, reconcile as reconcile_mod, saving, sync as sync_mod, timeline,
-               tree)
+from . import (chunkers, corrections, decay as decay_mod, doctor as doctor_mod, githooks, gitlog, history as history_mod,
+               ingest as ingest_mod, levels, lifecycle, notes, purge as purge_mod, reconcile as reconcile_mod, saving,
+               sync as sync_mod, timeline, tree)
 from .config import CONFIG_PATH, Config
 from .draft import check_date
 from .engine import Engine, Progress
 from .errors import BadInput, NotAVault
 from .layout import default_path, expand
 from .notes import Memory
-from .results import (Change, ForgetReport, ImportReport, Problem, RebuildReport, ReconcileReport, SyncReport, SyncStatus,
+from .results import (Change, ForgetReport, ImportReport, IngestReport, Problem, RebuildReport, ReconcileReport, SyncReport, SyncStatus,
                       UndoReport)
 
 GITIGNORE = (".ihmt/cache/\n.ihmt/vault.lock\n"
@@ -232,6 +232,13 @@ class Vault:
         """Import another store's memories with the importer `format` (built-in: jsonl), one commit;
         invalid items are reported and left out, or with `strict` refuse the whole import."""
         return saving.import_file(self.engine, expand(path), format, source, progress, strict)
+
+    def ingest(self, paths: list[str | Path], type: str | None = None, topic: str | None = None,
+               limit: int = chunkers.LIMIT, progress: Progress | None = None) -> IngestReport:
+        """Bring files and folders in, cut where they are cut (code at its symbols, documents at
+        their headings and paragraphs, journals at their dated entries), one memory per chunk and
+        one commit; a second run of unchanged files changes nothing."""
+        return ingest_mod.ingest(self.engine, [expand(p) for p in paths], type, topic, limit, progress)
 
     def mark_outdated(self, old_id: str, new_id: str, source: str | None = None) -> Memory:
         """Flag `old_id` as outdated, superseded by `new_id` (both keep their files). One commit."""

@@ -146,3 +146,57 @@ class Watcher(FileSystemEventHandler):
         finally:
             self.observer.stop()
             self.observer.join(timeout=5)
+
+
+class _Changed(FileSystemEventHandler):
+    """Any change under the ingested paths, hidden files and folders aside: a signal, no detail
+    (ingest finds what changed itself, by comparing chunks)."""
+
+    def __init__(self, roots: list[Path]):
+        self.roots = roots
+        self.when = 0.0
+        self.cond = threading.Condition()
+
+    def on_any_event(self, event) -> None:
+        for raw in (event.src_path, getattr(event, "dest_path", "")):
+            path = Path(str(raw)) if raw else None
+            if path is None or any(p.startswith(".") for p in path.parts[-3:]):
+                continue
+            if any(path == r or r in path.parents for r in self.roots):
+                with self.cond:
+                    self.when = time.monotonic()
+                    self.cond.notify()
+
+
+def watch_sources(paths: list[Path], ingest: Callable[[], None], debounce: float = 0.5,
+                  log: Callable[[str], None] = print, stop: threading.Event | None = None) -> None:
+    """`ihmt ingest --watch`: call `ingest` again after each quiet moment that follows a change
+    under `paths`, until `stop` is set (or Ctrl-C)."""
+    stop = stop or threading.Event()
+    roots = [p.expanduser().resolve() for p in paths]
+    handler = _Changed(roots)
+    observer = Observer()
+    for root in roots:
+        observer.schedule(handler, str(root if root.is_dir() else root.parent), recursive=root.is_dir())
+    observer.start()
+    log(f"{time.strftime('%H:%M:%S')} watching {', '.join(map(str, roots))}")
+    try:
+        while not stop.is_set():
+            with handler.cond:
+                if not handler.when:
+                    handler.cond.wait(timeout=0.5)
+                    continue
+                wait = debounce - (time.monotonic() - handler.when)
+                if wait > 0:
+                    handler.cond.wait(timeout=wait)
+                    continue
+                handler.when = 0.0
+            try:
+                ingest()
+            except VaultError as e:   # busy, say: the next change tries again
+                log(f"{time.strftime('%H:%M:%S')} error: {e}")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        observer.stop()
+        observer.join(timeout=5)
