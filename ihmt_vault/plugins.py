@@ -5,7 +5,7 @@ import functools
 
 import pluggy
 
-from . import chunkers, hookspecs, importers
+from . import chunkers, code, hookspecs, importers
 from .errors import BadInput
 
 
@@ -15,6 +15,7 @@ def manager() -> pluggy.PluginManager:
     pm.add_hookspecs(hookspecs.Specs)
     pm.register(importers, "ihmt.importers")
     pm.register(chunkers, "ihmt.chunkers")
+    pm.register(code, "ihmt.code")
     pm.load_setuptools_entrypoints(hookspecs.PROJECT)
     return pm
 
