@@ -516,10 +516,48 @@ def site_serve(v, as_json, addr, with_archive, open_browser):
 
 # -- agents (MCP) ---------------------------------------------------------------------------------
 @command(main)
-def mcp(v, as_json):
+@click.option("--tools", "tools", default="memory", show_default=True,
+              help="Toolsets to serve, comma-separated: memory, project (project_map, find_code), "
+                   "session (read_file, note, recall, digest_output).")
+def mcp(v, as_json, tools):
     """Serve the vault to an agent as MCP tools over stdio; agents start it themselves (see 'ihmt setup')."""
-    from .mcp_server import serve  # the SDK takes about a second to import: only here
-    serve(v)
+    from .mcp_server import serve, toolsets  # the SDK takes about a second to import: only here
+    serve(v, tuple(toolsets(tools)))
+
+
+# -- project tools ---------------------------------------------------------------------------------
+@main.group(name="project")
+def project_group():
+    """A code project's map and symbols, as the MCP project tools give them: 'ihmt project map' lists files (and symbols), 'ihmt project find' answers with the symbols that match. The index lives in ~/.ihmt/projects/, never in the vault."""
+
+
+@command(project_group, name="map", opens_vault=False)
+@click.argument("path", type=click.Path(path_type=Path), default=".")
+@click.option("--symbols", is_flag=True, help="Each class and function with its line range.")
+@click.option("--subpath", default="", help="Only this folder or file of the project.")
+def project_map(vault_path, as_json, path, symbols, subpath):
+    """The project's files with their size in tokens; --symbols adds each class and function with its lines."""
+    from .project import Project
+    text = Project(path).map("symbols" if symbols else "files", subpath)
+    _emit(as_json, {"map": text}, lambda: click.echo(text))
+
+
+@command(project_group, name="find", opens_vault=False)
+@click.argument("query", nargs=-1, required=True)
+@click.option("--path", "path", type=click.Path(path_type=Path), default=".", show_default=True, help="The project folder.")
+@click.option("--scope", type=click.Choice(["main", "test", "all"]), default="main", show_default=True,
+              help="main demotes tests; test searches only tests.")
+@click.option("--subpath", default="", help="Only this folder or file of the project.")
+@click.option("--clue", help="A word telling AMBIGUOUS candidates apart.")
+@click.option("--max-tokens", type=click.IntRange(100, 20000), default=1500, show_default=True, help="Budget of the answer.")
+def project_find(vault_path, as_json, query, path, scope, subpath, clue, max_tokens):
+    """The functions and classes that answer QUERY, as file:first-last and their code (AMBIGUOUS: the tied candidates)."""
+    from .project import Project
+    found = Project(path).find(" ".join(query), scope, subpath, clue, max_tokens)
+    _emit(as_json, {"status": found.status, "text": found.text,
+                    "hits": [{"path": e.path, "first": s.first, "last": s.last, "symbol": s.name, "score": round(sc, 3)}
+                             for e, s, sc in found.hits]},
+          lambda: click.echo(found.text))
 
 
 @command(main)

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import notes, plugins, tree
+from . import notes, plugins, sources, tree
 from .chunkers import LIMIT, Chunk, entry_date
 from .code import language_of
 from .draft import Draft
@@ -43,8 +43,6 @@ TYPE_OF = {"code": "code", "markdown": "document", "narrative": "document", "jou
 ROOT_OF = {"code": "code", "markdown": "docs", "narrative": "docs", "journal": "journal", "process": "docs"}
 MARKDOWN_EXTS = {".md", ".markdown", ".mdx", ".mdc"}
 TEXT_EXTS = {".txt", ".text", ".rst", ".org", ".log", ""}
-MAX_FILE = 10_000_000          # bytes: a bigger file is data, not a document
-SKIP_DIRS = {"node_modules", "__pycache__", "dist", "build", "target"}   # dependencies and build output
 _PROCESS_CUE = re.compile(r"^[#\s]*(?:ingredients?|ingredientes|steps|pasos|preparaci[óo]n|instructions|"
                           r"instrucciones|method|procedure|procedimiento|elaboraci[óo]n|步骤|材料|做法|配料|用料)\b"
                           r"[^\n]{0,20}$", re.I | re.M)
@@ -83,7 +81,7 @@ def ingest(e: Engine, paths: list[str | Path], kind: str | None = None, topic: s
             raise BadInput(f"{raw}: is inside the vault; ingest brings files from outside it in")
         if path.is_dir():
             roots.append(path.name + "/")
-            found += [(f, f.relative_to(path.parent).as_posix()) for f in _walk(path)]
+            found += [(f, f.relative_to(path.parent).as_posix()) for f in sources.walk(path)]
         else:
             found.append((path, f"{path.parent.name}/{path.name}" if path.parent.name else path.name))
     e.refresh()
@@ -169,22 +167,9 @@ def _update(e: Engine, tx, rel: str, d: Draft) -> str:
 
 
 def _read(file: Path, name: str, kind: str | None, report: IngestReport) -> Source | None:
-    try:
-        size = file.stat().st_size
-        if size > MAX_FILE:
-            report.skipped.append((name, f"too big ({size // 1_000_000} MB; the limit is {MAX_FILE // 1_000_000} MB)"))
-            return None
-        data = file.read_bytes()
-    except OSError as err:
-        report.skipped.append((name, f"cannot be read ({err.strerror or err.__class__.__name__})"))
-        return None
-    if b"\0" in data[:8192]:
-        report.skipped.append((name, "binary"))
-        return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        report.skipped.append((name, "binary or not UTF-8 text"))
+    text, why = sources.read_text(file)
+    if text is None:
+        report.skipped.append((name, why))
         return None
     language = language_of(file.name, text)
     found = kind or detect(file.name, text, language)
@@ -280,16 +265,6 @@ def _title(c: Chunk, src: Source) -> str:
     if c.heading:
         return notes.shorten(c.heading, 80)
     return notes.title_from_body(c.text, f"{base} lines {c.first_line}-{c.last_line}")
-
-
-def _walk(folder: Path):
-    for dirpath, dirnames, filenames in os.walk(folder):
-        here = Path(dirpath)
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS
-                             and not (here / d / "pyvenv.cfg").exists() and not (here / d / ".ihmt").is_dir())
-        for name in sorted(filenames):
-            if not name.startswith(".") and (here / name).is_file():
-                yield here / name
 
 
 def _inside(path: Path, root: Path) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import threading
+from pathlib import Path
 from typing import Annotated, Any, Callable, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -23,8 +24,10 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from . import notes
-from .errors import NotFound, SecretRefused, VaultError
+from .errors import BadInput, NotFound, SecretRefused, VaultError
 from .notes import TYPES
+from .project import Project
+from .session import Session
 from .vault import Vault
 
 BRIEF_TOKENS = 2000        # memory_brief's ceiling, whatever the vault's setting
@@ -266,27 +269,136 @@ def _tidy_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-TOOLS: list[tuple[str, ToolAnnotations]] = [
-    ("search_memory", READ),
-    ("save_memory", ADD),
-    ("memory_brief", READ),
-    ("read_memory", READ),
-    ("memory_history", READ),
-    ("mark_outdated", DEMOTE),
-    ("pin_memory", EDIT),
-    ("archive_memory", DEMOTE),
-    ("restore_memory", EDIT),
-]
+class CodeTools:
+    """The `project` and `session` toolsets: a project's map and symbols, re-reads that cost a few
+    tokens, a scratchpad and log digests — state kept in this process, per `session_id`. They are
+    opt-in (`ihmt mcp --tools memory,project,session`): listed tools cost tokens in every
+    conversation, and an agent that batches grep and sed gains little from them."""
+
+    def __init__(self, root: Path | None = None):
+        self.root = (root or Path.cwd()).resolve()
+        self.projects: dict[Path, Project] = {}
+        self.sessions: dict[str, Session] = {}
+        self._lock = threading.Lock()
+
+    def _call(self, fn: Callable[[], str]) -> str | CallToolResult:
+        try:
+            with self._lock:
+                return fn()
+        except VaultError as e:
+            return _error(e)
+
+    def _project(self, path: str) -> Project:
+        root = (self.root / Path(path).expanduser()).resolve() if path else self.root
+        if root not in self.projects:
+            self.projects[root] = Project(root)
+        return self.projects[root]
+
+    def _session(self, session_id: str | None) -> Session:
+        return self.sessions.setdefault(session_id or "", Session(self.root))
+
+    def project_map(
+        self,
+        path: Annotated[str, Field(description="Project folder (default: the server's working folder)")] = "",
+        detail: Annotated[Literal["files", "symbols"], Field(description="symbols adds classes and functions "
+                                                                        "with their lines")] = "files",
+        subpath: Annotated[str, Field(description="Only this folder or file of the project")] = "",
+    ) -> str:
+        """The project's files with their size in tokens (and with detail=symbols each class and
+        function with its line range): where things are before reading any file."""
+        return self._call(lambda: self._project(path).map(detail, subpath))
+
+    def find_code(
+        self,
+        query: Annotated[str, Field(description="What the code does or is called, e.g. 'retry on timeout'")],
+        path: Annotated[str, Field(description="Project folder (default: the server's working folder)")] = "",
+        scope: Annotated[Literal["main", "test", "all"], Field(description="main demotes tests")] = "main",
+        subpath: Annotated[str, Field(description="Only this folder or file of the project")] = "",
+        clue: Annotated[str | None, Field(description="A word telling AMBIGUOUS candidates apart")] = None,
+        max_tokens: Annotated[int, Field(ge=100, le=8000)] = 1500,
+    ) -> str:
+        """Only the functions and classes that answer, as file:first-last and their code — instead of
+        reading whole files. AMBIGUOUS lists tied candidates: call again with clue or subpath."""
+        return self._call(lambda: self._project(path).find(query, scope, subpath, clue, max_tokens).text)
+
+    def read_file(
+        self,
+        path: Annotated[str, Field(description="File path, relative to the server's working folder or absolute")],
+        force: Annotated[bool, Field(description="Give it whole even if given before")] = False,
+        session_id: str | None = None,
+    ) -> str:
+        """Read a text file. Read again in this session: UNCHANGED (a few tokens) or only the diff
+        since it was given; force=true gives it whole."""
+        return self._call(lambda: self._session(session_id).read_file(path, force))
+
+    def note(
+        self,
+        text: Annotated[str, Field(description="What to keep for later in this session")],
+        label: Annotated[str, Field(description="A short name to recall it by")] = "note",
+        session_id: str | None = None,
+    ) -> str:
+        """Keep a note for this session (it survives a context compaction, not the session; durable
+        knowledge goes to save_memory)."""
+        return self._call(lambda: self._session(session_id).note(text, label))
+
+    def recall(
+        self,
+        query: Annotated[str, Field(description="Words, or the label of a note or digested output")],
+        clue: str | None = None,
+        max_tokens: Annotated[int, Field(ge=100, le=20000)] = 1500,
+        session_id: str | None = None,
+    ) -> str:
+        """Bring back this session's notes and digested outputs: by label, whole; by words, the
+        notes and the lines of outputs that match."""
+        return self._call(lambda: self._session(session_id).recall(query, clue, max_tokens))
+
+    def digest_output(
+        self,
+        text: Annotated[str, Field(description="A long command output: a test run, a build, a log")],
+        label: Annotated[str, Field(description="Its name for recall")] = "output",
+        max_tokens: Annotated[int, Field(ge=100, le=8000)] = 800,
+        session_id: str | None = None,
+    ) -> str:
+        """Condense a long output to its first lines, errors, failures, test totals and last lines;
+        the whole text stays in this session for recall(label)."""
+        return self._call(lambda: self._session(session_id).digest_output(text, label, max_tokens))
 
 
-def build_server(vault: Vault) -> MCPServer:
-    """The MCP server for one open vault (run it with `.run()`, or connect an in-process client)."""
+TOOLSETS: dict[str, list[tuple[str, ToolAnnotations]]] = {
+    "memory": [
+        ("search_memory", READ),
+        ("save_memory", ADD),
+        ("memory_brief", READ),
+        ("read_memory", READ),
+        ("memory_history", READ),
+        ("mark_outdated", DEMOTE),
+        ("pin_memory", EDIT),
+        ("archive_memory", DEMOTE),
+        ("restore_memory", EDIT),
+    ],
+    "project": [("project_map", READ), ("find_code", READ)],
+    "session": [("read_file", READ), ("note", EDIT), ("recall", READ), ("digest_output", EDIT)],
+}
+
+
+def toolsets(spec: str) -> list[str]:
+    """'memory,project' → ['memory', 'project'], or a BadInput naming the toolsets there are."""
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    wrong = [n for n in names if n not in TOOLSETS]
+    if wrong or not names:
+        raise BadInput(f"--tools {spec!r}: choose among {', '.join(TOOLSETS)} (comma-separated)")
+    return list(dict.fromkeys(names))
+
+
+def build_server(vault: Vault, tools: tuple[str, ...] = ("memory",), root: Path | None = None) -> MCPServer:
+    """The MCP server for one open vault (run it with `.run()`, or connect an in-process client),
+    with the toolsets named (`memory` alone by default)."""
     import inspect
 
-    tools = Tools(vault)
+    memory, code = Tools(vault), CodeTools(root)
     built = []
-    for name, hints in TOOLS:
-        fn = getattr(tools, name)
+    for name, hints in [t for ts in tools for t in TOOLSETS[ts]]:
+        fn = getattr(memory if hasattr(memory, name) else code, name)
         tool = Tool.from_function(fn, name=name, description=" ".join(inspect.getdoc(fn).split()),
                                   annotations=hints, structured_output=False)
         _tidy_schema(tool.parameters)
@@ -295,6 +407,7 @@ def build_server(vault: Vault) -> MCPServer:
     return MCPServer("ihmt", version=__version__, instructions=INSTRUCTIONS, tools=built, log_level="WARNING")
 
 
-def serve(vault: Vault) -> None:
-    """Serve the vault's tools over stdio until the client closes the connection."""
-    build_server(vault).run()
+def serve(vault: Vault, tools: tuple[str, ...] = ("memory",)) -> None:
+    """Serve the vault's tools (and the other toolsets named) over stdio until the client closes
+    the connection."""
+    build_server(vault, tools).run()

@@ -238,3 +238,38 @@ def test_agent_name_falls_back_to_mcp_and_is_one_safe_line():
     assert agent_name(Ctx("claude-code")) == "claude-code"
     assert agent_name(Ctx("evil\nAgent: root")) == "evilAgent root"
     assert agent_name(Ctx("\n\n")) == "mcp"
+
+
+def test_the_project_and_session_toolsets_answer_over_stdio_when_asked_for(vault_path, tmp_path):
+    project = tmp_path / "shop"
+    project.mkdir()
+    (project / "retry.py").write_text("def with_retries(call):\n    \"\"\"Call again after a timeout.\"\"\"\n"
+                                      "    return call()\n\n\ndef parse_price(text):\n    return float(text)\n")
+    params = StdioServerParameters(command=sys.executable, cwd=str(project), env=dict(os.environ),
+                                   args=["-m", "ihmt_vault.cli", "mcp", "--vault", str(vault_path),
+                                         "--tools", "memory,project,session"])
+
+    async def scenario():
+        async with Client(params, client_info=Implementation(name="coder", version="1"), read_timeout_seconds=60) as c:
+            names = {t.name for t in (await c.list_tools()).tools}
+            assert names == TOOLS | {"project_map", "find_code", "read_file", "note", "recall", "digest_output"}
+            assert (await ok(c, "project_map", detail="symbols")).split("\n")[1:] == [
+                "retry.py  32 tok  python", "  function:with_retries 1-3", "  function:parse_price 6-7"]
+            assert (await ok(c, "find_code", query="retry after a timeout")).startswith("retry.py:1-3 function:with_retries")
+            assert (await ok(c, "read_file", path="retry.py")).startswith("retry.py (7 lines)\ndef with_retries")
+            assert (await ok(c, "read_file", path="retry.py")).startswith("UNCHANGED retry.py")
+            assert (await ok(c, "read_file", path="retry.py", session_id="other")).startswith("retry.py (7 lines)")
+            await ok(c, "note", text="parse_price ignores currency symbols", label="todo")
+            assert (await ok(c, "recall", query="todo")).endswith("parse_price ignores currency symbols")
+            digest = await ok(c, "digest_output", text="start\n" + "ok\n" * 500 + "FAILED t.py::test_x\n", label="run")
+            assert "FAILED t.py::test_x" in digest and len(digest) < 1000
+            text, error = await call(c, "project_map", path="nowhere")
+            assert error and text.startswith("error: ") and "not a folder" in text
+
+    asyncio.run(scenario())
+
+
+def test_an_unknown_toolset_is_one_clear_line(vault_path):
+    result = CliRunner().invoke(main, ["mcp", "--vault", str(vault_path), "--tools", "memory,shell"])
+    assert result.exit_code == 2 and result.output.strip().endswith(
+        "--tools 'memory,shell': choose among memory, project, session (comma-separated)")
