@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Iterable
 
-from . import (corrections, decay as decay_mod, doctor as doctor_mod, githooks, gitlog, history as history_mod, levels,
-               lifecycle, notes, purge as purge_mod, reconcile as reconcile_mod, saving, sync as sync_mod, timeline,
-               tree)
+from . import (corrections, decay as decay_mod, doctor as doctor_mod, githooks, gitlog,
+               history as history_mod, levels, lifecycle, notes, purge as purge_mod, reconcile as reconcile_mod, saving,
+               sync as sync_mod, timeline, tree)
 from .config import CONFIG_PATH, Config
 from .draft import check_date
 from .engine import Engine, Progress
@@ -227,10 +227,11 @@ class Vault:
         """Save many memories as one commit (`Memory-Op: import`); ids in the order given."""
         return saving.save_many(self.engine, items, source, progress)
 
-    def import_file(self, path: str | Path, format: str = "jsonl", source: str | None = None,
+    def import_file(self, path: str | Path, format: str = "auto", source: str | None = None,
                     progress: Progress | None = None, strict: bool = False) -> ImportReport:
-        """Import another store's memories with the importer `format` (built-in: jsonl), one commit;
-        invalid items are reported and left out, or with `strict` refuse the whole import."""
+        """Import another store's memories (FORMATS.md) with the importer `format`, or with `auto` the
+        one that recognises `path`; one commit, nothing if all is already there; the store is only
+        read. Invalid items are reported and left out, or with `strict` refuse the whole import."""
         return saving.import_file(self.engine, expand(path), format, source, progress, strict)
 
     def mark_outdated(self, old_id: str, new_id: str, source: str | None = None) -> Memory:
