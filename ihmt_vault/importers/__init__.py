@@ -9,10 +9,16 @@ a plugin's importers.
 from __future__ import annotations
 
 from ..hookspecs import hookimpl
+from .hermes import Hermes
+from .hmem import Hmem
+from .ihmt import Ihmt
 from .jsonl import JsonLines
+from .mcp_memory import McpMemory
+from .memorytree import MemoryTree
 
 
 @hookimpl
 def register_importers(register):
-    for name, importer in (("jsonl", JsonLines()),):
+    for name, importer in (("jsonl", JsonLines()), ("mcp-memory", McpMemory()), ("memorytree", MemoryTree()),
+                           ("hmem", Hmem()), ("ihmt", Ihmt()), ("hermes", Hermes())):
         register(name, importer)
