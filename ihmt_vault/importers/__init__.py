@@ -9,16 +9,19 @@ a plugin's importers.
 from __future__ import annotations
 
 from ..hookspecs import hookimpl
+from .agent_md import AgentMarkdown
 from .hermes import Hermes
 from .hmem import Hmem
 from .ihmt import Ihmt
 from .jsonl import JsonLines
 from .mcp_memory import McpMemory
 from .memorytree import MemoryTree
+from .obsidian import Obsidian
 
 
 @hookimpl
 def register_importers(register):
     for name, importer in (("jsonl", JsonLines()), ("mcp-memory", McpMemory()), ("memorytree", MemoryTree()),
-                           ("hmem", Hmem()), ("ihmt", Ihmt()), ("hermes", Hermes())):
+                           ("hmem", Hmem()), ("ihmt", Ihmt()), ("hermes", Hermes()), ("agent-md", AgentMarkdown()),
+                           ("obsidian", Obsidian())):
         register(name, importer)
