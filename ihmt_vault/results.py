@@ -88,6 +88,17 @@ class ImportReport:
 
 
 @dataclass
+class ExportReport:
+    format: str
+    memories: int
+    path: str | None = None      # where it was written; None: `text` holds it
+    text: str | None = None
+
+    def to_dict(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+@dataclass
 class RebuildReport:
     memories: int
     summaries_changed: int

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Iterable
 
-from . import (corrections, decay as decay_mod, doctor as doctor_mod, githooks, gitlog,
+from . import (corrections, decay as decay_mod, doctor as doctor_mod, export as export_mod, githooks, gitlog,
                history as history_mod, levels, lifecycle, notes, purge as purge_mod, reconcile as reconcile_mod, saving,
                sync as sync_mod, timeline, tree)
 from .config import CONFIG_PATH, Config
@@ -20,7 +20,7 @@ from .engine import Engine, Progress
 from .errors import BadInput, NotAVault
 from .layout import default_path, expand
 from .notes import Memory
-from .results import (Change, ForgetReport, ImportReport, Problem, RebuildReport, ReconcileReport, SyncReport, SyncStatus,
+from .results import (Change, ExportReport, ForgetReport, ImportReport, Problem, RebuildReport, ReconcileReport, SyncReport, SyncStatus,
                       UndoReport)
 
 GITIGNORE = (".ihmt/cache/\n.ihmt/vault.lock\n"
@@ -233,6 +233,11 @@ class Vault:
         one that recognises `path`; one commit, nothing if all is already there; the store is only
         read. Invalid items are reported and left out, or with `strict` refuse the whole import."""
         return saving.import_file(self.engine, expand(path), format, source, progress, strict)
+
+    def export(self, format: str = "jsonl", out: str | Path | None = None) -> ExportReport:
+        """Every memory out of the vault: `jsonl` (what `import --format jsonl` reads back into an
+        equal vault) or `markdown` (one plain document); written to `out`, else returned as text."""
+        return export_mod.export(self.engine, format, expand(out) if out is not None else None)
 
     def mark_outdated(self, old_id: str, new_id: str, source: str | None = None) -> Memory:
         """Flag `old_id` as outdated, superseded by `new_id` (both keep their files). One commit."""
