@@ -256,7 +256,7 @@ def test_obsidian_notes_with_front_matter_links_and_attachments(vault, tmp_path)
     ms = by_title(vault)
     plan = ms["Shop Plan"]
     assert plan.folder == "projects" and plan.tags == ["shop", "plan"]
-    assert (plan.meta["rating"], plan.status) == (5, "active")   # their keys kept; our status is ours
+    assert (plan.meta["rating"], plan.meta["original_status"], plan.status) == (5, "draft", "active")  # theirs kept
     assert "[[Ideas]]" in plan.body and "![[diagram.png]]" in plan.body
     tracked = git(vault.root, "ls-files").splitlines()
     assert "attachments/diagram.png" in tracked and "attachments/unused.png" not in tracked
@@ -386,3 +386,25 @@ def test_the_cli_says_which_importer_and_what_went_where(vault, tmp_path):
     r = CliRunner().invoke(main, ["export", "--format", "markdown", "--out", str(tmp_path / "m.md"),
                                   "--vault", str(vault.root)])
     assert r.exit_code == 0 and "### Editor theme: Solarized dark." in (tmp_path / "m.md").read_text()
+
+
+def test_agent_md_recognises_each_agents_files_and_claude_codes_memory_folder(vault, tmp_path, isolated_home):
+    project = tmp_path / "src/shop"
+    (project / ".cursor/rules").mkdir(parents=True)
+    (project / ".github").mkdir()
+    (project / ".cursor/rules/testing.mdc").write_text("---\ndescription: tests\nglobs: ['*.py']\n---\n- Use pytest.\n")
+    (project / ".github/copilot-instructions.md").write_text("Prefer small functions.\n")
+    (project / ".cursorrules").write_text("Never commit secrets.\n")
+    (project / "GEMINI.md").write_text("## Style\n\nBlack formatting.\n")
+    memory = isolated_home / f".claude/projects/{str(isolated_home).replace('/', '-')}-code-shop/memory"
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text("- See [debugging](debugging.md).\n")
+    (memory / "debugging.md").write_text("## Flaky tests\n\n- Rerun with -p no:randomly.\n")
+    (isolated_home / ".claude/CLAUDE.md").write_text("- Answer briefly.\n")
+    for path in (project / ".cursor/rules/testing.mdc", project / ".github/copilot-instructions.md",
+                 project / ".cursorrules", project / "GEMINI.md", memory, isolated_home / ".claude/CLAUDE.md"):
+        assert vault.import_file(path).importer == "agent-md", path
+    folders = {m["title"]: m["path"].rpartition("/")[0] for m in vault.memories()}
+    assert folders == {"Use pytest.": "shop/testing", "Prefer small functions.": "shop", "Never commit secrets.": "shop",
+                       "Black formatting.": "shop/style", "See [debugging](debugging.md).": "code-shop",
+                       "Rerun with -p no:randomly.": "code-shop/debugging/flaky-tests", "Answer briefly.": "user"}

@@ -4,8 +4,8 @@ Each note is adopted whole: its folder is its topic, its text (wikilinks, embeds
 Memory's `- [category] …` observations and `- relation [[Target]]` relations) kept as it is. Front
 matter: `title` (else the file name, Obsidian's title), `tags`, `type` (one of ours, else `note`
 with the original kept as `kind`), `date` (else `created`) and `pinned` are mapped; every other key
-(`permalink`, `aliases`, a person's own properties) is kept as front matter; an `id` is kept as
-`source_id` (the vault gives its own). The files a note embeds or links to (`![[x.png]]`,
+(`permalink`, `aliases`, a person's own properties) is kept as front matter, one that is ours
+(`status`, `source`, ...) as `original_<key>`; an `id` is kept as `source_id` (the vault gives its own). The files a note embeds or links to (`![[x.png]]`,
 `[[x.pdf]]`, `![](x.png)`), found by path or, as Obsidian does, by name, are copied beside it under
 the same topic path. `.obsidian/`, `.trash/` and every hidden path are never imported.
 """
@@ -150,6 +150,7 @@ def _type(meta: dict) -> str | None:
 
 def _extra(meta: dict) -> dict:
     extra = {k: v for k, v in meta.items() if isinstance(k, str) and k not in _MAPPED and k not in _OURS}
+    extra.update((f"original_{k}", v) for k, v in meta.items() if k in _OURS - _MAPPED and f"original_{k}" not in meta)
     kind = str(meta.get("type") or "").strip()
     if kind and kind.lower() not in notes.TYPES and "kind" not in meta:
         extra["kind"] = kind
