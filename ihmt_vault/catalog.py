@@ -139,9 +139,10 @@ class Catalog:
     def by_id(self, id: str) -> list[Row]:
         return self._rows("WHERE id = ?", (id,))
 
-    def by_digest(self, digest: str) -> list[Row]:
-        """Memories (not archived) whose text, normalised, is this one's: the same memory again."""
-        return self._rows("WHERE digest = ? AND status != 'archived'", (digest,))
+    def by_digest(self, digest: str, archived: bool = False) -> list[Row]:
+        """Memories (not archived, unless `archived`) whose text, normalised, is this one's: the same
+        memory again (an import run again also finds what it put straight into the archive)."""
+        return self._rows("WHERE digest = ?" + ("" if archived else " AND status != 'archived'"), (digest,))
 
     def by_title(self, title: str) -> list[Row]:
         return self._rows("WHERE lower(title) = lower(?)", (title,))

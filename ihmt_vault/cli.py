@@ -162,24 +162,38 @@ def _parse_facts(specs) -> list[dict] | None:
 
 
 @command(main, name="import")
-@click.argument("file", type=click.Path(path_type=Path))
-@click.option("--format", "format_", default="jsonl", show_default=True,
-              help="The importer to read FILE with (built-in: jsonl; plugins add more).")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--format", "format_", default="auto", show_default=True,
+              help="The importer to read PATH with: auto (recognised from PATH), jsonl, ihmt, memorytree, hermes, "
+                   "hmem, mcp-memory, agent-md, obsidian (plugins add more).")
 @click.option("--source", help="Who is importing (default for items without a source).")
 @click.option("--strict", is_flag=True, help="Refuse the whole import when one item is invalid (default: report it, save the rest).")
-def import_(v, as_json, file, format_, source, strict):
-    """Import FILE (JSONL: one memory per line with text, title, topic, date, tags, type, source) as one commit."""
+def import_(v, as_json, path, format_, source, strict):
+    """Import another memory store at PATH (a JSONL file, ihmt_memory/, mindmap.db, MEMORY.md, a .hmem, the MCP
+    memory.jsonl, CLAUDE.md/AGENTS.md & co., an Obsidian or Basic Memory folder) as one commit; PATH is only read."""
     bar, tick = _progress("importing", not as_json)
     if bar:
         bar.start()
     try:
-        r = v.import_file(file, format=format_, source=source, progress=tick, strict=strict)
+        r = v.import_file(path, format=format_, source=source, progress=tick, strict=strict)
     finally:
         if bar:
             bar.stop()
 
     def human():
-        out.print(f"imported {_count(len(r.memories), 'memory', 'memories')} in one commit", markup=False)
+        how = "recognised as" if format_ == "auto" else "read as"
+        out.print(f"{path}: {how} {r.importer}", markup=False)
+        if not r.added:
+            out.print(f"nothing new: {_count(r.already, 'memory', 'memories')} already there; no commit", markup=False)
+        else:
+            out.print(f"imported {_count(r.added, 'memory', 'memories')} in one commit"
+                      + (f" ({r.already} already there)" if r.already else ""), markup=False)
+        for folder, n in sorted(r.folders.items()):
+            out.print(f"  {folder or '(top level)'}/  {n}", markup=False)
+        counts = [f"{n} {what}" for n, what in ((r.pinned, "pinned"), (r.archived, "archived"),
+                                                (r.outdated, "outdated"), (r.attachments, "attachments")) if n]
+        if counts:
+            out.print("  " + ", ".join(counts), markup=False)
         for reason in r.refused:
             err.print(f"refused {reason}", markup=False)
 
@@ -223,6 +237,23 @@ def ingest(v, as_json, paths, kind, topic, limit, watch):
     if watch:
         from .watch import watch_sources
         watch_sources([Path(p) for p in paths], run_once, log=lambda s: err.print(s, markup=False))
+
+
+@command(main)
+@click.option("--format", "format_", type=click.Choice(["jsonl", "markdown"]), default="jsonl", show_default=True,
+              help="jsonl: every field, what 'ihmt import --format jsonl' reads back; markdown: one plain document.")
+@click.option("--out", type=click.Path(path_type=Path), help="The file to write (default: standard output).")
+def export(v, as_json, format_, out):
+    """Export every memory of the vault: JSON lines that import back into an equal vault, or one Markdown document."""
+    r = v.export(format_, out)
+
+    def human():
+        if r.text is not None:
+            click.echo(r.text, nl=False)
+        else:
+            err.print(f"exported {_count(r.memories, 'memory', 'memories')} to {r.path}", markup=False)
+
+    _emit(as_json, r.to_dict(), human)
 
 
 @command(main)

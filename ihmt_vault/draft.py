@@ -2,7 +2,10 @@
 
 Everything that creates memories — `save`, `save_many` (import), and the importers and ingest
 that come through the hook seam — turns its input into `Draft`s first, so there is one place that
-decides what a valid memory is. The write path (`transaction.py`) only ever writes drafts.
+decides what a valid memory is. The write path (`transaction.py`) only ever writes drafts. An
+importer's findings arrive as `Item`s: the fields of a save as another store gave them, not yet
+validated, plus what only an import has (a key other items refer to, an archived flag, an initial
+recall weight, attachments).
 
 Error model: every check raises `BadInput` (or `SecretRefused`) naming the field and what to do,
 before anything touches the disk. Every field that reaches a file name, a commit message or YAML
@@ -14,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterable
 
 from . import clock, notes, tree
@@ -39,6 +43,37 @@ class Draft:
     supersedes: list[str] = field(default_factory=list)
     id: str | None = None                   # None: a new id
     extra: dict[str, Any] = field(default_factory=dict)   # more front-matter keys (facts, ...)
+
+
+@dataclass
+class Item:
+    """A memory found by an importer (or given to `save_many`): the fields of a save, unvalidated."""
+
+    text: Any
+    title: Any = None
+    topic: Any = None
+    date: Any = None
+    tags: Any = ()
+    type: Any = None
+    pinned: Any = False
+    supersedes: list[str] = field(default_factory=list)   # vault ids, or keys of items of the same import
+    id: str | None = None                   # a vault id to keep (an export read back); None: a new one
+    key: str | None = None                  # the source's own id, what other items' supersedes name
+    extra: dict[str, Any] = field(default_factory=dict)
+    source: str | None = None
+    archived: bool = False                  # lands under archive/, status archived
+    recalls: int = 0                        # initial recall weight: recalls counted at `last_recall`
+    last_recall: str | None = None          # ISO time the source last used it (None: now)
+    attachments: list[tuple[Path, str]] = field(default_factory=list)   # (source file, vault path) to copy
+    where: str = ""                         # file and line, for messages (never the text)
+
+    FIELDS = ("text", "title", "topic", "date", "tags", "type", "pinned", "supersedes", "id", "extra", "source")
+
+    @classmethod
+    def of(cls, fields: dict, where: str = "") -> "Item":
+        """An item from a save's fields as a dict (`save_many`, a JSONL line); other keys are ignored."""
+        return cls(**{k: fields[k] for k in cls.FIELDS if fields.get(k) is not None},
+                   where=str(fields.get("where") or where))
 
 
 _AROUND = re.compile(r"\b(?:ago|hace)\b|前", re.I)   # "3 days ago": a window around the day it names
@@ -138,6 +173,8 @@ def draft(text, title=None, topic=None, date=None, tags=(), type=None, source=No
     tags = [t.strip().lstrip("#") for t in _strings(tags, "tag", where) if t.strip().lstrip("#")]
     if id is not None and not notes.ID_PATTERN.match(str(id)):
         raise BadInput(f"{where}id {id!r} is not valid; ids are 6-32 lowercase letters and digits")
+    if extra is not None and not isinstance(extra, dict):
+        raise BadInput(f"{where}extra must be a mapping of front-matter keys to values")
     extra = dict(extra or {})
     if not all(isinstance(k, str) and k.strip() and not _CONTROL.search(k) for k in extra):
         raise BadInput(f"{where}front-matter keys must be plain words")

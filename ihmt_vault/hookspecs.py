@@ -2,12 +2,16 @@
 
 A plugin is a module or object with `@hookimpl` functions, registered through the `ihmt` entry
 point group (`[project.entry-points.ihmt] name = "package.module"`) or `plugins.manager().register`.
-Each hook receives a `register(name, thing)` callable; the built-ins (`importers.py`,
+Each hook receives a `register(name, thing)` callable; the built-ins (`importers/`,
 `chunkers.py`) come in through the same hooks.
 
-- an importer has `read(path: Path) -> list[dict]`: the memories found in another tool's store, as
-  the fields of a save (text, title, topic, date, tags, type, pinned, supersedes, id, extra); the
-  vault validates them into drafts and saves them as one commit;
+- an importer has `read(path: Path) -> list[Item]` (`draft.Item`; plain dicts of a save's fields
+  are taken too): the memories found in another tool's store — the fields of a save (text, title,
+  topic, date, tags, type, pinned, supersedes, id, extra), a `key` other items' `supersedes` may
+  name, `archived`, an initial weight (`recalls` at `last_recall`), `attachments` to copy and
+  `where` for messages. It only reads `path`; what it cannot read is a `BadInput` naming the file.
+  The vault validates the items into drafts and saves them as one commit. An importer may also have
+  `recognises(path) -> bool`, which `--format auto` asks, and a `what` line describing its store;
 - a chunker has `chunk(text: str, limit: int) -> list[Chunk]` (`chunkers.Chunk`): a document cut
   where it is cut, the chunks joining back into the text byte for byte; `limit` is the size in
   characters above which a block is kept whole and marked `oversized`;

@@ -80,7 +80,8 @@ def slugify(text: str, max_len: int = 60) -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def _markdown():
+def markdown():
+    """The CommonMark parser (markdown-it), made once."""
     from markdown_it import MarkdownIt  # imported when first needed: the CLI starts faster
     return MarkdownIt("commonmark")
 
@@ -89,7 +90,7 @@ def title_from_body(body: str, fallback: str) -> str:
     """The first heading, else the first line of the first paragraph, shortened to a title (read
     with markdown-it: a code fence or an HTML block is not a title)."""
     head = body.lstrip()[:4000]
-    for token in _markdown().parse(head):
+    for token in markdown().parse(head):
         if token.type == "inline" and token.content.strip():
             line = token.content.strip().splitlines()[0]
             return shorten(line, 80) or fallback

@@ -1,4 +1,4 @@
-"""The plugin manager: built-ins and installed plugins, behind the hooks of `hookspecs.py`."""
+"""The plugin manager: built-ins and installed plugins, behind the hooks of `hookspecs.py`; choosing one."""
 from __future__ import annotations
 
 import functools
@@ -40,6 +40,19 @@ def chunkers_by_name() -> dict:
 
 def rankers_by_name() -> dict:
     return _collect(manager().hook.register_rankers)
+
+
+def importer_for(path, name: str = "auto") -> tuple[str, object]:
+    """The importer called `name`, or with `auto` the one that recognises `path` (its `recognises(path)`
+    says yes); a path none recognises is a BadInput naming the formats there are."""
+    found = importers_by_name()
+    if name != "auto":
+        return name, pick("importer", found, name)
+    for candidate, importer in found.items():
+        recognises = getattr(importer, "recognises", None)
+        if recognises is not None and recognises(path):
+            return candidate, importer
+    raise BadInput(f"{path}: not a store ihmt recognises; give --format, one of: {', '.join(sorted(found))}")
 
 
 def pick(kind: str, found: dict, name: str):

@@ -70,6 +70,16 @@ class Recalls:
         with open(self.pending, "a", encoding="utf-8") as f:
             f.write(lines)
 
+    def record_earlier(self, counts: dict[str, tuple[int, str]]) -> None:
+        """Count recalls that happened elsewhere before: {id: (how many, ISO time of the last)} (an
+        imported store's own use of its memories, its initial weight)."""
+        lines = "".join(json.dumps({"id": i, "at": at}) + "\n" for i, (n, at) in counts.items() for _ in range(n))
+        if not lines:
+            return
+        self.pending.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.pending, "a", encoding="utf-8") as f:
+            f.write(lines)
+
     def flush(self, write) -> bool:
         """Move the pending recalls into this machine's stats file with `write(rel, text)` (the
         transaction's, so they are journalled and committed); False when there were none."""

@@ -66,11 +66,36 @@ class ReconcileReport:
 
 @dataclass
 class ImportReport:
+    """What an import did, and where each memory went."""
+
     memories: list = field(default_factory=list)   # the Memory saved (or already there) for each item kept
     refused: list[str] = field(default_factory=list)   # why each left-out item was refused (never its text)
+    importer: str = ""                              # the importer that read the path (`auto` names its choice)
+    added: int = 0                                  # memories this run wrote
+    already: int = 0                                # items the vault already held (same text): not saved again
+    folders: dict[str, int] = field(default_factory=dict)   # folder → memories added there
+    archived: int = 0                               # added straight into archive/
+    pinned: int = 0
+    outdated: int = 0                               # memories marked outdated by a correction in the import
+    attachments: int = 0                            # files copied beside the notes
+    commit: str | None = None                       # None: nothing was new, no commit
 
     def to_dict(self) -> dict:
-        return {"imported": len(self.memories), "ids": [m.id for m in self.memories], "refused": self.refused}
+        return {"importer": self.importer, "imported": len(self.memories), "ids": [m.id for m in self.memories],
+                "added": self.added, "already_there": self.already, "folders": self.folders,
+                "archived": self.archived, "pinned": self.pinned, "outdated": self.outdated,
+                "attachments": self.attachments, "refused": self.refused, "commit": self.commit}
+
+
+@dataclass
+class ExportReport:
+    format: str
+    memories: int
+    path: str | None = None      # where it was written; None: `text` holds it
+    text: str | None = None
+
+    def to_dict(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if v is not None}
 
 
 @dataclass

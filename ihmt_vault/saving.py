@@ -7,15 +7,19 @@ folder that outgrows the branch factor is split afterwards, in its own `move` co
 """
 from __future__ import annotations
 
+import datetime as dt
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterable
 
 from . import clock, notes, timeline, tree
-from .draft import Draft, check_facts, draft
+from .draft import Draft, Item, check_facts, draft
 from .engine import Engine, Progress, facts_of
-from .errors import BadInput, VaultError
+from .errors import BadInput, SecretRefused, VaultError
+from .layout import MAX_ATTACHMENT
 from .notes import Memory
 from .results import ImportReport
+from .sensitive import find_secret
 
 
 def make_draft(e: Engine, where: str = "", **fields) -> Draft:
@@ -61,29 +65,50 @@ def save(e: Engine, text: str, title=None, topic=None, date=None, tags: Iterable
     return saved
 
 
-def save_many(e: Engine, items: list[dict], source: str | None = None, progress: Progress | None = None,
+def save_many(e: Engine, items: list, source: str | None = None, progress: Progress | None = None,
               refused: list[str] | None = None) -> list[Memory]:
-    """Save many memories as one commit. Any invalid item refuses the whole batch, unless `refused`
-    is given: then each invalid item is left out and its reason (never its text) appended there."""
+    """Save many memories as one commit; the memory saved (or already there) for each item kept."""
+    return save_items(e, items, source, progress, refused).memories
+
+
+def save_items(e: Engine, items: list, source: str | None = None, progress: Progress | None = None,
+               refused: list[str] | None = None) -> ImportReport:
+    """Save `Item`s (or dicts of a save's fields) as one commit, and say what went where. Any invalid
+    item refuses the whole batch, unless `refused` is given: then each invalid item (or attachment) is
+    left out and its reason (never its text) appended there. Items refer to each other by `key`
+    (supersedes), mapped to the new ids inside the transaction. A run that adds nothing commits nothing."""
     if not items:
         raise BadInput("nothing to save: the list of memories is empty")
-    drafts, kept = [], []
-    for n, item in enumerate(items):
-        where = f"{item.get('where') or f'item {n + 1}'}: " if isinstance(item, dict) else f"item {n + 1}: "
+    drafts: list[Draft] = []
+    kept: list[Item] = []
+    labels: list[str] = []
+    gone_keys: set[str] = set()   # keys of refused items: a correction of them marks nothing
+    for n, raw in enumerate(items):
+        where = f"item {n + 1}: "
         try:
-            if not isinstance(item, dict):
+            item = raw if isinstance(raw, Item) else Item.of(raw) if isinstance(raw, dict) else None
+            if item is None:
                 raise BadInput(f"{where}is not a memory (give an object with a 'text' key)")
-            fields = {k: item.get(k) for k in ("text", "title", "topic", "date", "tags", "type", "pinned",
-                                               "supersedes", "id", "extra")}
-            drafts.append(make_draft(e, where, **fields, source=item.get("source") or source))
-            kept.append(item)
+            where = f"{item.where}: " if item.where else where
+            drafts.append(make_draft(e, where, text=item.text, title=item.title, topic=item.topic, date=item.date,
+                                     tags=item.tags, type=item.type, pinned=item.pinned, supersedes=item.supersedes,
+                                     id=item.id, extra=item.extra, source=item.source or source))
+            kept.append(replace(item, attachments=checked_attachments(e, item, where, refused)))
+            labels.append(where)
         except BadInput as err:
             if refused is None:
                 raise
             refused.append(str(err))
+            if isinstance(raw, Item) and raw.key is not None:
+                gone_keys.add(str(raw.key))
     if not drafts:
-        return []
-    items = kept
+        return ImportReport([], refused or [])
+    keys: dict[str, int] = {}
+    for n, item in enumerate(kept):
+        if item.key is not None:
+            if str(item.key) in keys:
+                raise BadInput(f"{labels[n]}key {item.key} is given to two items; keys must be unique")
+            keys[str(item.key)] = n
     ids = [d.id for d in drafts if d.id]
     if len(ids) != len(set(ids)):
         raise BadInput("two items carry the same id; ids must be unique")
@@ -97,7 +122,7 @@ def save_many(e: Engine, items: list[dict], source: str | None = None, progress:
         todo: list[tuple[int, Draft]] = []
         for n, d in enumerate(drafts):
             digest = notes.digest_of(d.text)
-            held = next((r.id for r in e.catalog.by_digest(digest)), None)
+            held = next((r.id for r in e.catalog.by_digest(digest, archived=True)), None)
             if held and (not d.id or d.id == held):
                 same[n] = held
             elif digest in first and not d.id:
@@ -107,18 +132,46 @@ def save_many(e: Engine, items: list[dict], source: str | None = None, progress:
                     raise BadInput(f"id {d.id} is already in the vault; leave id out to get a new one")
                 first.setdefault(digest, n)
                 todo.append((n, d))
+        for _, d in todo:  # ids known before writing: corrections by key point at them
+            d.id = d.id or notes.new_id()
+
+        def vault_id(n: int) -> str:
+            ref = same.get(n, n)
+            return ref if isinstance(ref, str) else drafts[ref].id
+
+        batch = {d.id for _, d in todo}
         for n, d in todo:
+            wanted = []
             for old in d.supersedes:
+                if old in keys:
+                    old = vault_id(keys[old])
+                elif old in gone_keys:
+                    continue
                 if old == d.id:
-                    raise BadInput(f"item {n + 1}: supersedes itself ({old}); a memory cannot correct itself")
-                if old not in ids and not e.catalog.by_id(old):
-                    raise BadInput(f"item {n + 1}: supersedes {old}, which is neither in the vault nor in this import")
-        drafts = [d for _, d in todo]
-        created = tx.create(drafts, progress) if drafts else []
+                    raise BadInput(f"{labels[n]}supersedes itself ({old}); a memory cannot correct itself")
+                if old not in batch and not e.catalog.by_id(old):
+                    raise BadInput(f"{labels[n]}supersedes {old}, which is neither in the vault nor in this import")
+                wanted.append(old)
+            d.supersedes = list(dict.fromkeys(wanted))
+        created = tx.create([d for _, d in todo], progress) if todo else []
+        item_of = {d.id: kept[n] for n, d in todo}
         in_batch = {m.id: m for m in created}
+        outdated: set[str] = set()
         for m in created:  # corrections within the import, or of memories already in the vault
             for old in m.supersedes:
                 tx.mark_outdated(e.read(in_batch[old].path) if old in in_batch else e.get(old), m.id)
+                outdated.add(old)
+        copied = 0
+        for m in created:
+            for src, rel in item_of[m.id].attachments:
+                if rel not in tx.paths and not e.layout.abs(rel).exists():  # one copy, never over a file
+                    tx.copy_in(rel, src)
+                    copied += 1
+            if item_of[m.id].archived and not m.pinned:   # as lifecycle.archive does; a core memory stays live
+                tx.edit(m, {"status": "archived"})
+                tx.move(m.path, f"{tree.ARCHIVE}/{m.folder}".rstrip("/"))
+        e.recalls.record_earlier({m.id: (min(it.recalls, MAX_INITIAL_RECALLS), _stamp(it.last_recall))
+                                  for m in created if (it := item_of[m.id]).recalls > 0})
         tx.subject = f"import: {len(created)} {'memory' if len(created) == 1 else 'memories'}" + (
             f" ({len(same)} already there)" if same else "")
         tx.trailers += [("Memory-Op", "import"), ("Memory-Count", str(len(created)))]
@@ -127,22 +180,72 @@ def save_many(e: Engine, items: list[dict], source: str | None = None, progress:
     where = {m.id: m.path for m, _ in tx.known.values()}
     made = {n: (m if where.get(m.id) == m.path else e.get(m.id)) for (n, _), m in zip(todo, created)}
     out = []
-    for n in range(len(items)):
+    for n in range(len(kept)):
         ref = same.get(n, n)
         out.append(made[ref] if isinstance(ref, int) else e.get(ref))
-    return out
+    new = list(made.values())
+    folders: dict[str, int] = {}
+    for m in new:
+        folders[m.folder] = folders.get(m.folder, 0) + 1
+    return ImportReport(out, refused or [], added=len(new), already=len(same), folders=folders,
+                        archived=sum(m.status == "archived" for m in new), pinned=sum(m.pinned for m in new),
+                        outdated=len(outdated), attachments=copied, commit=tx.commit)
 
 
-def import_file(e: Engine, path: Path, format: str = "jsonl", source: str | None = None,
+MAX_INITIAL_RECALLS = 50   # a source's heavy use gives an imported memory weight, not years of immunity to decay
+
+
+def _stamp(at: str | None) -> str:
+    """A source's time of last use as the vault writes times (now when unknown or in the future)."""
+    when = clock.when(at)
+    if when is None or when > clock.now():
+        return clock.stamp()
+    return when.astimezone(dt.timezone.utc).replace(microsecond=0, tzinfo=None).isoformat() + "Z"
+
+
+def checked_attachments(e: Engine, item: Item, where: str, refused: list[str] | None) -> list[tuple[Path, str]]:
+    """An item's attachments that may be copied: a media file of a vault path, not too large, no secret
+    in its text. A bad one is refused (reported in `refused`, or raised when there is none)."""
+    ok = []
+    for src, rel in item.attachments:
+        try:
+            if e.layout.safe_rel(rel) != rel or not e.layout.is_attachment(rel) or rel.startswith(".obsidian/"):
+                raise BadInput(f"{where}attachment {rel!r} is not a media file inside the vault")
+            try:
+                size = src.stat().st_size
+            except OSError:
+                raise BadInput(f"{where}attachment {src} cannot be read") from None
+            if size > MAX_ATTACHMENT:
+                raise BadInput(f"{where}attachment {src.name} is larger than {MAX_ATTACHMENT // 1_000_000} MB; "
+                               f"keep it outside the vault")
+            try:
+                secret = find_secret(src.read_bytes().decode("utf-8")) if size < notes.MAX_BYTES else None
+            except UnicodeDecodeError:  # a picture: no text to hold a secret
+                secret = None
+            if secret:
+                raise SecretRefused(f"{where}attachment {src.name} contains what looks like {secret}; it was not copied")
+            ok.append((src, rel))
+        except BadInput as err:
+            if refused is None:
+                raise
+            refused.append(str(err))
+    return ok
+
+
+def import_file(e: Engine, path: Path, format: str = "auto", source: str | None = None,
                 progress: Progress | None = None, strict: bool = False) -> ImportReport:
-    """Another store's memories (read by the importer `format`, a plugin or a built-in), one commit;
-    an invalid item (a secret in it, say) is reported and left out, unless `strict` (all or none)."""
+    """Another store's memories (read by the importer `format`, a plugin or a built-in; `auto`: the
+    one that recognises `path`), one commit; an invalid item (a secret in it, say) is reported and
+    left out, unless `strict` (all or none). The store itself is only read."""
     from . import plugins
-    importer = plugins.pick("importer", plugins.importers_by_name(), format)
+    if not path.exists():
+        raise BadInput(f"{path}: no such file or folder; give the path of the store to import")
+    name, importer = plugins.importer_for(path, format)
     refused: list[str] = []
-    memories = save_many(e, importer.read(Path(path)), source=source, progress=progress,
-                         refused=None if strict else refused)
-    return ImportReport(memories, refused)
+    report = save_items(e, importer.read(path), source=source, progress=progress,
+                        refused=None if strict else refused)
+    report.importer = name
+    return report
 
 
 def split_if_crowded(e: Engine, folders: set[str], agent: str) -> None:

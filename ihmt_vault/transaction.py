@@ -10,7 +10,9 @@ with the operation's trailers, updates the search index and clears the journal.
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from . import gitlog, notes, tree
@@ -56,6 +58,16 @@ class Transaction:
         if self.e.layout.is_memory_path(rel):
             self.folders.add(tree.folder_of(rel))
         return notes.write_atomic(self.e.layout.abs(rel), text, expected)
+
+    def copy_in(self, rel: str, source: Path) -> None:
+        """Copy a file from outside the vault as it is (an imported note's attachment), journalled
+        first and written atomically like every other write."""
+        self._record(rel)
+        dest = self.e.layout.abs(rel)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = dest.with_name(f".{dest.name[:80]}.{os.getpid()}.ihmt-tmp")
+        shutil.copyfile(source, tmp)
+        os.replace(tmp, dest)
 
     def remove(self, rel: str) -> None:
         self._record(rel)

@@ -11,8 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Iterable
 
-from . import (chunkers, corrections, decay as decay_mod, doctor as doctor_mod, githooks, gitlog, history as history_mod,
-               ingest as ingest_mod, levels, lifecycle, notes, purge as purge_mod, reconcile as reconcile_mod, saving,
+from . import (chunkers, corrections, decay as decay_mod, doctor as doctor_mod, export as export_mod, githooks, gitlog,
+               history as history_mod, ingest as ingest_mod, levels, lifecycle, notes, purge as purge_mod,
+               reconcile as reconcile_mod, saving,
                sync as sync_mod, timeline, tree)
 from .config import CONFIG_PATH, Config
 from .draft import check_date
@@ -20,7 +21,8 @@ from .engine import Engine, Progress
 from .errors import BadInput, NotAVault
 from .layout import default_path, expand
 from .notes import Memory
-from .results import (Change, ForgetReport, ImportReport, IngestReport, Problem, RebuildReport, ReconcileReport, SyncReport, SyncStatus,
+from .results import (Change, ExportReport, ForgetReport, ImportReport, IngestReport, Problem, RebuildReport,
+                      ReconcileReport, SyncReport, SyncStatus,
                       UndoReport)
 
 GITIGNORE = (".ihmt/cache/\n.ihmt/vault.lock\n"
@@ -227,10 +229,11 @@ class Vault:
         """Save many memories as one commit (`Memory-Op: import`); ids in the order given."""
         return saving.save_many(self.engine, items, source, progress)
 
-    def import_file(self, path: str | Path, format: str = "jsonl", source: str | None = None,
+    def import_file(self, path: str | Path, format: str = "auto", source: str | None = None,
                     progress: Progress | None = None, strict: bool = False) -> ImportReport:
-        """Import another store's memories with the importer `format` (built-in: jsonl), one commit;
-        invalid items are reported and left out, or with `strict` refuse the whole import."""
+        """Import another store's memories (FORMATS.md) with the importer `format`, or with `auto` the
+        one that recognises `path`; one commit, nothing if all is already there; the store is only
+        read. Invalid items are reported and left out, or with `strict` refuse the whole import."""
         return saving.import_file(self.engine, expand(path), format, source, progress, strict)
 
     def ingest(self, paths: list[str | Path], type: str | None = None, topic: str | None = None,
@@ -239,6 +242,11 @@ class Vault:
         their headings and paragraphs, journals at their dated entries), one memory per chunk and
         one commit; a second run of unchanged files changes nothing."""
         return ingest_mod.ingest(self.engine, [expand(p) for p in paths], type, topic, limit, progress)
+
+    def export(self, format: str = "jsonl", out: str | Path | None = None) -> ExportReport:
+        """Every memory out of the vault: `jsonl` (what `import --format jsonl` reads back into an
+        equal vault) or `markdown` (one plain document); written to `out`, else returned as text."""
+        return export_mod.export(self.engine, format, expand(out) if out is not None else None)
 
     def mark_outdated(self, old_id: str, new_id: str, source: str | None = None) -> Memory:
         """Flag `old_id` as outdated, superseded by `new_id` (both keep their files). One commit."""
