@@ -108,6 +108,8 @@ class _Level:
                     u.first -= 1
                 end = u.first
             content = [i for i in range(pos, end) if not self.blank(i)]
+            if pos < end and not out and not u:   # blank lines alone are still the text
+                content = content or [pos]
             if content:
                 start = content[0] if out else pos
                 if out:
@@ -554,7 +556,7 @@ _IMPORT = re.compile(r"\s*(?:import|package|use|using(?!\s*\()|require|require_o
 _KEYWORD = re.compile(r"\b(class|struct|interface|enum|trait|impl|object|union|record|protocol|extension|"
                       r"namespace|mod|module|extern|fn|func|fun|function|type)\b")
 _NAME = re.compile(r"\s*\*?\s*([\w$.:\\]*)")
-_ASSIGNED = re.compile(r"(?:\b(?:const|let|var)\s+)?([\w$.]+)\s*(?::[^=]*)?[:=]\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*=>|[\w$]+\s*=>)")
+_ASSIGNED = re.compile(r"(?:\b(?:const|let|var)\s+)?([\w$.]+)\s*(?::[^=]*)?[:=]\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*(?::[^=]*)?=>|[\w$]+\s*=>)")
 _CALLED = re.compile(r"([\w$~]+(?:::[\w$~]+)*)\s*\Z")
 _NOT_FUNCTIONS = frozenset("if for while switch catch using lock foreach synchronized return with fixed sizeof "
                            "typeof when do else try unsafe checked".split())
@@ -711,14 +713,18 @@ class _Structure:
         return len(text)
 
     def header(self, i: int, opening: int) -> str:
-        """The declaration's lines as written, without the attribute lines above it."""
+        """The declaration's lines as written (without their indentation), not the attribute
+        lines above it."""
         first = i
         while first < opening and not _ATTRIBUTES.sub("", self.masked[first]).strip():
             first += 1
-        return "".join(self.lines[first:opening + 1]).rstrip()
+        return "\n".join(line.strip() for line in self.lines[first:opening + 1])
 
     def name(self, head: str) -> tuple[str, str]:
         """The kind and name of a declaration from the masked text before its brace."""
+        assigned = _ASSIGNED.search(head)   # const f = (a) => {, Foo.prototype.f = function (a) {
+        if assigned and "(" not in head[:assigned.start()]:
+            return "function", assigned.group(1)
         head = head.replace("->", "  ").replace("=>", "  ")
         previous = None
         while previous != head:   # generics out: Foo<T, List<U>> -> Foo
@@ -726,9 +732,6 @@ class _Structure:
         m = re.search(r"\bfunc\s*\([^)]*\)\s*(\w+)", head)   # Go: func (r *Recv) Name(
         if m:
             return "method", m.group(1)
-        assigned = _ASSIGNED.search(head)
-        if assigned and "(" not in head[:assigned.start()]:
-            return "function", assigned.group(1)
         keyword, paren = _KEYWORD.search(head), head.find("(")
         if keyword and (paren < 0 or keyword.start() < paren):
             kind, rest = keyword.group(1), head[keyword.end():]
