@@ -37,6 +37,7 @@ INTERPRETERS = {"python": "python", "node": "javascript", "deno": "typescript", 
 BRACE_LANGUAGES = ("java", "javascript", "typescript", "c", "cpp", "csharp", "go", "rust",
                    "kotlin", "swift", "php")
 
+_MAX_SPLITS = 16   # classes nested deeper than this are kept whole (and the recursion bounded)
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 _SHEBANG = re.compile(r"\A\ufeff?#![ \t]*(\S+)(?:[ \t]+(?:-\S+[ \t]+)*(\S+))?")
 
@@ -133,18 +134,18 @@ class _Level:
                 merged.append(u)
         return merged
 
-    def chunks(self, units: list[_Unit], limit: int) -> list[Chunk]:
+    def chunks(self, units: list[_Unit], limit: int, nesting: int = 0) -> list[Chunk]:
         out = []
         for u in units:
             size = self.size(u.first, u.last)
-            if u.body and (u.wrapper or size > limit):
+            if u.body and (u.wrapper or size > limit) and nesting < _MAX_SPLITS:
                 header_last, header_text, members = u.body()
                 if members:
                     members[-1].last = u.last   # the closing brace and the blank lines after it
                     for m in members:
                         m.header = header_text
                     out.append(self.chunk(_Unit(u.first, header_last, u.symbol, header=u.header), limit))
-                    out += self.chunks(members, limit)
+                    out += self.chunks(members, limit, nesting + 1)
                     continue
             out.append(self.chunk(u, limit))
         return out
@@ -263,6 +264,7 @@ _HEREDOC = re.compile(r"<<<[ \t]*(['\"]?)([A-Za-z_]\w*)\1[ \t]*(?:\r\n|\r|\n)")
 _PHP_OPEN = re.compile(r"<\?(?:php\b|=)?", re.I)
 _DIRECTIVE = re.compile(r"[ \t]*#[ \t]*(\w*)")
 _NEWLINE = re.compile(r"[\r\n]")
+_QUOTES = re.compile(r'"+')
 _MAX_NESTING = 64   # interpolation holes nested deeper are read as plain string text
 
 
@@ -310,9 +312,7 @@ class _Scanner:
                     depth -= 1
                 i += 1
                 continue
-            run = text[floor:i].rstrip()
-            if run:
-                sig = run
+            sig = self.before(i, floor, sig)
             end, operand = self.token(i, c, sig, nesting)
             if end is None:
                 i += 1
@@ -322,6 +322,17 @@ class _Scanner:
             if operand:
                 sig = '"'
             i = floor = end
+
+    def before(self, i: int, floor: int, sig: str) -> str:
+        """The last word or character of code before i (what came before the last token when
+        there is none since it, at floor): whether a `/` opens a regex depends on it."""
+        text, j = self.text, i
+        while j > floor and text[j - 1] in " \t\r\n\f\v":
+            j -= 1
+        if j == floor:
+            return sig
+        word = _IDENT.search(text, max(floor, j - 32), j)
+        return word.group() if word else text[j - 1]
 
     def token(self, i: int, c: str, sig: str, nesting: int) -> tuple[int | None, bool]:
         """Where the token starting at i ends, and whether it is an operand (for regex
@@ -464,7 +475,7 @@ class _Scanner:
     def double(self, i: int, nesting: int) -> int:
         text, lex = self.text, self.lex
         hashes = 0
-        while text[i - hashes - 1:i - hashes] == "#" and i - hashes - 1 >= 0:
+        while i - hashes - 1 >= 0 and text[i - hashes - 1] == "#":
             hashes += 1
         before = text[max(0, i - hashes - 3):i - hashes]
         if lex.single == "rust" and before.endswith("r"):
@@ -479,7 +490,7 @@ class _Scanner:
                 return self.n if end < 0 else end + len(m.group(1)) + 2
         if lex.interp == "{":   # C#: @"verbatim" "" escapes; $"holes {x}"; """raw"""
             if text.startswith('"""', i):
-                run = len(text[i:]) - len(text[i:].lstrip('"'))
+                run = _QUOTES.match(text, i).end() - i
                 end = text.find('"' * run, i + run)
                 return self.n if end < 0 else end + run
             verbatim = "@" in before[-2:]
@@ -643,32 +654,34 @@ class _Structure:
 
     def extent(self, i: int, hi: int, d: int) -> int:
         """The last line of the unit starting at line i, at depth d."""
-        j = i
+        j, block = i, False
         while True:
+            block = block or self.high[j] > d
             while j + 1 < hi and (self.depth[j + 1] > d or self.parens[j + 1] or self.inside[j + 1]):
                 j += 1
+                block = block or self.high[j] > d
             if self.directives[i]:
                 return j
             k = j + 1
             while k < hi and not self.code(k):
                 k += 1
-            if k >= hi or self.directives[k] or not self.continues(i, j, k, d):
+            if k >= hi or self.directives[k] or not self.continues(i, j, k, block):
                 return j
             j = k
 
-    def continues(self, i: int, j: int, k: int, d: int) -> bool:
-        """Whether line k goes on with the unit of lines i..j."""
+    def continues(self, i: int, j: int, k: int, block: bool) -> bool:
+        """Whether line k goes on with the unit of lines i..j (which has opened a block or not)."""
         last, nxt = self.masked[j].rstrip(), self.masked[k].lstrip()
-        block = any(self.high[x] > d for x in range(i, j + 1))
         if last.endswith(";"):
             return False
-        if re.match(r"\w+", nxt) and re.match(r"\w+", nxt).group() in _CONT_WORDS:
+        word = re.match(r"\w+", nxt)
+        if word and word.group() in _CONT_WORDS:
             return True
         if nxt[:1] in _CONT_START:
             return not (block and nxt[:1] == "{")
         if last[-1:] in _CONT_END:
             return not (block and last[-1:] == ",")
-        if not block and _ATTRIBUTES.sub("", "".join(self.masked[i:j + 1])).strip() == "":
+        if not block and j - i < 8 and not _ATTRIBUTES.sub("", "".join(self.masked[i:j + 1])).strip():
             return True   # annotations and attributes above a declaration
         indent = len(self.lines[i]) - len(self.lines[i].lstrip())
         return not block and len(self.lines[k]) - len(self.lines[k].lstrip()) > indent

@@ -614,3 +614,10 @@ def test_any_text_joins_back_exactly_in_every_language(text, limit):
         chunks = chunker.chunk(text, limit)
         assert joined(chunks) == text
         assert_lines(chunks, text)
+
+
+@pytest.mark.parametrize("text", ["class A {\n" * 3000 + "}\n" * 3000, "`${" * 3000, "x = " + "(" * 3000,
+                                  "".join("    " * i + "class A:\n" for i in range(60)) + "    " * 60 + "pass\n"])
+def test_deeply_nested_input_neither_raises_nor_recurses_without_bound(text):
+    for chunker in [PythonChunker()] + [BraceChunker(name) for name in BRACE_LANGUAGES]:
+        assert joined(chunker.chunk(text, limit=50)) == text
