@@ -17,6 +17,7 @@ statements sharing a line share a chunk.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import warnings
 from dataclasses import dataclass
@@ -561,14 +562,44 @@ _CONT_END = frozenset("=,([.+-*/%|&?:<>\\^~!")   # a line ending so goes on
 _CONT_START = frozenset(").]?:,=|&+{")           # a line starting so continues the one before
 _CONT_WORDS = frozenset("else catch finally where extends implements throws".split())
 _ATTRIBUTES = re.compile(r"\s*(?:@(?!interface\b)[\w.]+(?:\s*\([^()]*(?:\([^()]*\)[^()]*)*\))?|\[[^\[\]]*\]|#!?\[[^\[\]]*\])")
+_ATTRIBUTES_PREFIX = re.compile(r"(?:%s)*" % _ATTRIBUTES.pattern)
 _IMPORT = re.compile(r"\s*(?:import|package|use|using(?!\s*\()|require|require_once|include|include_once|"
                      r"extern\s+crate|mod\s+\w+\s*;|namespace\s+[\w\\.]+\s*;|export\b.*\bfrom\b|"
                      r"(?:const|let|var)\s[^=]*=\s*require\s*\()", re.S)
-_KEYWORD = re.compile(r"\b(class|struct|interface|enum|trait|impl|object|union|record|protocol|extension|"
-                      r"namespace|mod|module|extern|fn|func|fun|function|type)\b")
+_KEYWORD = re.compile(r"(?<![.$])\b(class|struct|interface|enum|trait|impl|object|union|record|protocol|extension|"
+                      r"namespace|mod|module|extern|fn|func|fun|function|type)\b(?![.$])")   # not module.exports
 _NAME = re.compile(r"\s*\*?\s*([\w$.:\\]*)")
 _ASSIGNED = re.compile(r"(?:\b(?:const|let|var)\s+)?([\w$.]+)\s*(?::[^=]*)?[:=]\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*(?::[^=]*)?=>|[\w$]+\s*=>)")
 _CALLED = re.compile(r"([\w$~]+(?:::[\w$~]+)*)\s*\Z")
+_ASSIGNS = re.compile(r"(?<![=!<>+\-*/%&|^])=(?![=>])")
+
+
+def _opening_brace(text: str) -> int | None:
+    """Where the brace opening a unit's block is in its masked text: the first one outside
+    parentheses (`@Component({...}) class A {`), else the first one (`describe("x", () => {`)."""
+    depth, parens, first = 0, 0, None
+    for m in re.finditer(r"[{}()]", text):
+        c = m.group()
+        if c == "{":
+            if depth == 0 and parens == 0:
+                return m.start()
+            first = m.start() if first is None else first
+            depth += 1
+        elif c == "}":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            parens = parens + 1 if c == "(" else max(0, parens - 1)
+    return first
+
+
+def _ungrouped(text: str) -> str:
+    """The text without its (parenthesised) groups: default arguments are not assignments."""
+    previous = None
+    while previous != text:
+        previous, text = text, re.sub(r"\([^()]*\)", " ", text)
+    return text
+
+
 _NOT_FUNCTIONS = frozenset("if for while switch catch using lock foreach synchronized return with fixed sizeof "
                            "typeof when do else try unsafe checked".split())
 _WRAPPERS = frozenset("namespace extern module".split())
@@ -681,7 +712,7 @@ class _Structure:
             return not (block and nxt[:1] == "{")
         if last[-1:] in _CONT_END:
             return not (block and last[-1:] == ",")
-        if not block and j - i < 8 and not _ATTRIBUTES.sub("", "".join(self.masked[i:j + 1])).strip():
+        if j - i < 50 and not _ATTRIBUTES.sub("", _ungrouped("".join(self.masked[i:j + 1]))).strip():
             return True   # annotations and attributes above a declaration
         indent = len(self.lines[i]) - len(self.lines[i].lstrip())
         return not block and len(self.lines[k]) - len(self.lines[k].lstrip()) > indent
@@ -690,13 +721,14 @@ class _Structure:
         piece = _Unit(i, j, "field" if in_class else "module", piece=True)
         if self.directives[i]:
             return _Unit(i, j, "imports") if re.match(r"[ \t\ufeff]*#\s*(include|import)\b", self.lines[i]) else piece
-        opening = next((x for x in range(i, j + 1) if self.high[x] > d), None)
-        text = "".join(self.masked[i:j + 1] if opening is None else self.masked[i:opening + 1])
-        head = text if opening is None else text[:self.brace(text, d)]
-        head = re.sub(r"^(?:%s)+" % _ATTRIBUTES.pattern, "", head)
+        text = "".join(self.masked[i:j + 1])
+        at = _opening_brace(text)
+        head = text if at is None else text[:at]
+        attributes = _ATTRIBUTES_PREFIX.match(head).end()
+        head = head[attributes:]
         if _IMPORT.match(head):
             return _Unit(i, j, "imports")
-        if opening is None:
+        if at is None:
             return piece
         kind, name = self.name(head)
         if not kind:
@@ -706,32 +738,18 @@ class _Structure:
         u = _Unit(i, j, kind + (":" + name if name else ""))
         if kind in _WRAPPERS or kind in _CONTAINERS:
             u.wrapper = kind in _WRAPPERS
+            opening = self.line_at(i, at)
             close = next((x for x in range(opening + 1, j + 1) if self.low[x] <= d), j + 1)
             if self.depth[opening + 1] > d and close > opening + 1:
-                header = self.header(i, opening)
+                first = self.line_at(i, attributes + len(head) - len(head.lstrip()))
+                header = "\n".join(line.strip() for line in self.lines[first:opening + 1])
                 members = kind in _CONTAINERS and kind != "mod"
                 u.body = lambda: (opening, header, self.units(opening + 1, close, d + 1, members))
         return u
 
-    def brace(self, text: str, d: int) -> int:
-        """Where the brace opening the unit's block is in its masked text (from depth d)."""
-        depth = d
-        for m in re.finditer(r"[{}]", text):
-            if m.group() == "{":
-                if depth == d:
-                    return m.start()
-                depth += 1
-            elif depth > d:
-                depth -= 1
-        return len(text)
-
-    def header(self, i: int, opening: int) -> str:
-        """The declaration's lines as written (without their indentation), not the attribute
-        lines above it."""
-        first = i
-        while first < opening and not _ATTRIBUTES.sub("", self.masked[first]).strip():
-            first += 1
-        return "\n".join(line.strip() for line in self.lines[first:opening + 1])
+    def line_at(self, i: int, offset: int) -> int:
+        """The line holding the character at offset in the text of the lines from line i."""
+        return bisect.bisect_right(self.level.starts, self.level.starts[i] + offset) - 1
 
     def name(self, head: str) -> tuple[str, str]:
         """The kind and name of a declaration from the masked text before its brace."""
@@ -748,6 +766,8 @@ class _Structure:
         keyword, paren = _KEYWORD.search(head), head.find("(")
         if keyword and (paren < 0 or keyword.start() < paren):
             kind, rest = keyword.group(1), head[keyword.end():]
+            if kind in _CONTAINERS and _ASSIGNS.search(_ungrouped(head)):
+                return "", ""   # struct point origin = {...}: a value, not a declaration
             if self.language in ("c", "cpp") and kind in ("struct", "union", "enum", "class"):
                 returned = re.match(r"\s+\w+[\s*&]+([\w:~]+)\s*\(", rest)   # struct point make(...) {
                 if returned:

@@ -621,3 +621,18 @@ def test_any_text_joins_back_exactly_in_every_language(text, limit):
 def test_deeply_nested_input_neither_raises_nor_recurses_without_bound(text):
     for chunker in [PythonChunker()] + [BraceChunker(name) for name in BRACE_LANGUAGES]:
         assert joined(chunker.chunk(text, limit=50)) == text
+
+
+def test_an_initialised_value_is_not_a_declaration():
+    js = "module.exports = {\n  a: 1,\n};\n"
+    c = "struct point origin = {\n    0, 0\n};\n"
+    assert symbols(BraceChunker("javascript").chunk(js)) == ["module"]
+    assert symbols(BraceChunker("c").chunk(c)) == ["module"]
+
+
+def test_a_decorator_with_an_object_argument_travels_with_its_class():
+    text = ('import { Component } from "@angular/core";\n\n@Component({\n  selector: "app-root",\n})\n'
+            'export class AppComponent {\n  title = "shop";\n\n  open() {\n    return 1;\n  }\n}\n')
+    chunks = BraceChunker("typescript").chunk(text, limit=60)
+    assert symbols(chunks) == ["imports", "class:AppComponent", "field", "method:open"]
+    assert chunks[1].text.startswith("@Component({") and chunks[2].header == "export class AppComponent {"
