@@ -766,8 +766,8 @@ class _Structure:
         keyword, paren = _KEYWORD.search(head), head.find("(")
         if keyword and (paren < 0 or keyword.start() < paren):
             kind, rest = keyword.group(1), head[keyword.end():]
-            if kind in _CONTAINERS and _ASSIGNS.search(_ungrouped(head)):
-                return "", ""   # struct point origin = {...}: a value, not a declaration
+            if _ASSIGNS.search(_ungrouped(head if kind in _CONTAINERS else head[:keyword.start()])):
+                return "", ""   # struct point origin = {...}, x = func() {...}: values, not declarations
             if self.language in ("c", "cpp") and kind in ("struct", "union", "enum", "class"):
                 returned = re.match(r"\s+\w+[\s*&]+([\w:~]+)\s*\(", rest)   # struct point make(...) {
                 if returned:

@@ -636,3 +636,8 @@ def test_a_decorator_with_an_object_argument_travels_with_its_class():
     chunks = BraceChunker("typescript").chunk(text, limit=60)
     assert symbols(chunks) == ["imports", "class:AppComponent", "field", "method:open"]
     assert chunks[1].text.startswith("@Component({") and chunks[2].header == "export class AppComponent {"
+
+
+def test_a_function_value_assigned_is_not_a_function_declaration():
+    text = 'var handlers = map[string]func(){\n\t"a": func() {},\n}\n'
+    assert symbols(BraceChunker("go").chunk(text)) == ["module"]
