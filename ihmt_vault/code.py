@@ -12,7 +12,17 @@ blank-line separated blocks; the brace scanner reads unbalanced or unlexable inp
 (a missing brace runs its block to the end of the file) and still covers every byte.
 
 Units are whole lines: a chunk starts at a line's start and ends after a line's end, so two
-statements sharing a line share a chunk.
+statements sharing a line share a chunk. Symbols: `imports`, `function:f`, `class:C`,
+`method:m` and `field` (members split out, `Chunk.header` = the enclosing declaration),
+`struct:`/`interface:`/`enum:`/`trait:`/`impl:`/`object:`/`namespace:`..., and `module` for
+the other top-level statements; the fallback's blocks have no symbol.
+
+What the scanner reads heuristically (a misreading moves chunk boundaries, never bytes):
+statements at depth 0 end by line (a `;`, or no continuation: an operator at the end, `{`, `.`,
+`else`... at the start of the next line, or a deeper indent); `#else`/`#elif` branches are
+masked whole, as ctags does; a JS `/` after `)`, `]`, `}` or an operand is a division; PHP holes
+with quotes inside (`"{$a["k"]}"`) are not read; calls with a callback (`describe(...)`, an
+IIFE) and object literals are `module` pieces, not descended; a minified file is one line.
 """
 from __future__ import annotations
 
@@ -64,7 +74,6 @@ def _lines(text: str) -> list[str]:
     return _LINE.findall(text)
 
 
-
 # ---------------------------------------------------------------------------------------------
 # Units: line spans (0-based, inclusive) that become chunks, shared by both chunkers.
 
@@ -81,7 +90,8 @@ class _Unit:
 
 
 class _Level:
-    """The lines of one text with the two questions the assembly asks of them."""
+    """The lines of one text, what the assembly asks of them (blank? a comment? how big?), and
+    the assembly: units covering every line, then chunks."""
 
     def __init__(self, lines: list[str], comment: Callable[[int], bool]):
         self.lines = lines
