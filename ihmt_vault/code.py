@@ -12,11 +12,22 @@ blank-line separated blocks; the brace scanner reads unbalanced or unlexable inp
 (a missing brace runs its block to the end of the file) and still covers every byte.
 
 Units are whole lines: a chunk starts at a line's start and ends after a line's end, so two
-statements sharing a line share a chunk.
+statements sharing a line share a chunk. Symbols: `imports`, `function:f`, `class:C`,
+`method:m` and `field` (members split out, `Chunk.header` = the enclosing declaration),
+`struct:`/`interface:`/`enum:`/`trait:`/`impl:`/`object:`/`namespace:`..., and `module` for
+the other top-level statements; the fallback's blocks have no symbol.
+
+What the scanner reads heuristically (a misreading moves chunk boundaries, never bytes):
+statements at depth 0 end by line (a `;`, or no continuation: an operator at the end, `{`, `.`,
+`else`... at the start of the next line, or a deeper indent); `#else`/`#elif` branches are
+masked whole, as ctags does; a JS `/` after `)`, `]`, `}` or an operand is a division; PHP holes
+with quotes inside (`"{$a["k"]}"`) are not read; calls with a callback (`describe(...)`, an
+IIFE) and object literals are `module` pieces, not descended; a minified file is one line.
 """
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import warnings
 from dataclasses import dataclass
@@ -37,6 +48,7 @@ INTERPRETERS = {"python": "python", "node": "javascript", "deno": "typescript", 
 BRACE_LANGUAGES = ("java", "javascript", "typescript", "c", "cpp", "csharp", "go", "rust",
                    "kotlin", "swift", "php")
 
+_MAX_SPLITS = 16   # classes nested deeper than this are kept whole (and the recursion bounded)
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 _SHEBANG = re.compile(r"\A\ufeff?#![ \t]*(\S+)(?:[ \t]+(?:-\S+[ \t]+)*(\S+))?")
 
@@ -62,7 +74,6 @@ def _lines(text: str) -> list[str]:
     return _LINE.findall(text)
 
 
-
 # ---------------------------------------------------------------------------------------------
 # Units: line spans (0-based, inclusive) that become chunks, shared by both chunkers.
 
@@ -79,7 +90,8 @@ class _Unit:
 
 
 class _Level:
-    """The lines of one text with the two questions the assembly asks of them."""
+    """The lines of one text, what the assembly asks of them (blank? a comment? how big?), and
+    the assembly: units covering every line, then chunks."""
 
     def __init__(self, lines: list[str], comment: Callable[[int], bool]):
         self.lines = lines
@@ -108,6 +120,8 @@ class _Level:
                     u.first -= 1
                 end = u.first
             content = [i for i in range(pos, end) if not self.blank(i)]
+            if pos < end and not out and not u:   # blank lines alone are still the text
+                content = content or [pos]
             if content:
                 start = content[0] if out else pos
                 if out:
@@ -131,18 +145,18 @@ class _Level:
                 merged.append(u)
         return merged
 
-    def chunks(self, units: list[_Unit], limit: int) -> list[Chunk]:
+    def chunks(self, units: list[_Unit], limit: int, nesting: int = 0) -> list[Chunk]:
         out = []
         for u in units:
             size = self.size(u.first, u.last)
-            if u.body and (u.wrapper or size > limit):
+            if u.body and (u.wrapper or size > limit) and nesting < _MAX_SPLITS:
                 header_last, header_text, members = u.body()
                 if members:
                     members[-1].last = u.last   # the closing brace and the blank lines after it
                     for m in members:
                         m.header = header_text
                     out.append(self.chunk(_Unit(u.first, header_last, u.symbol, header=u.header), limit))
-                    out += self.chunks(members, limit)
+                    out += self.chunks(members, limit, nesting + 1)
                     continue
             out.append(self.chunk(u, limit))
         return out
@@ -261,6 +275,7 @@ _HEREDOC = re.compile(r"<<<[ \t]*(['\"]?)([A-Za-z_]\w*)\1[ \t]*(?:\r\n|\r|\n)")
 _PHP_OPEN = re.compile(r"<\?(?:php\b|=)?", re.I)
 _DIRECTIVE = re.compile(r"[ \t]*#[ \t]*(\w*)")
 _NEWLINE = re.compile(r"[\r\n]")
+_QUOTES = re.compile(r'"+')
 _MAX_NESTING = 64   # interpolation holes nested deeper are read as plain string text
 
 
@@ -308,9 +323,7 @@ class _Scanner:
                     depth -= 1
                 i += 1
                 continue
-            run = text[floor:i].rstrip()
-            if run:
-                sig = run
+            sig = self.before(i, floor, sig)
             end, operand = self.token(i, c, sig, nesting)
             if end is None:
                 i += 1
@@ -320,6 +333,17 @@ class _Scanner:
             if operand:
                 sig = '"'
             i = floor = end
+
+    def before(self, i: int, floor: int, sig: str) -> str:
+        """The last word or character of code before i (what came before the last token when
+        there is none since it, at floor): whether a `/` opens a regex depends on it."""
+        text, j = self.text, i
+        while j > floor and text[j - 1] in " \t\r\n\f\v":
+            j -= 1
+        if j == floor:
+            return sig
+        word = _IDENT.search(text, max(floor, j - 32), j)
+        return word.group() if word else text[j - 1]
 
     def token(self, i: int, c: str, sig: str, nesting: int) -> tuple[int | None, bool]:
         """Where the token starting at i ends, and whether it is an operand (for regex
@@ -462,7 +486,7 @@ class _Scanner:
     def double(self, i: int, nesting: int) -> int:
         text, lex = self.text, self.lex
         hashes = 0
-        while text[i - hashes - 1:i - hashes] == "#" and i - hashes - 1 >= 0:
+        while i - hashes - 1 >= 0 and text[i - hashes - 1] == "#":
             hashes += 1
         before = text[max(0, i - hashes - 3):i - hashes]
         if lex.single == "rust" and before.endswith("r"):
@@ -477,7 +501,7 @@ class _Scanner:
                 return self.n if end < 0 else end + len(m.group(1)) + 2
         if lex.interp == "{":   # C#: @"verbatim" "" escapes; $"holes {x}"; """raw"""
             if text.startswith('"""', i):
-                run = len(text[i:]) - len(text[i:].lstrip('"'))
+                run = _QUOTES.match(text, i).end() - i
                 end = text.find('"' * run, i + run)
                 return self.n if end < 0 else end + run
             verbatim = "@" in before[-2:]
@@ -548,14 +572,44 @@ _CONT_END = frozenset("=,([.+-*/%|&?:<>\\^~!")   # a line ending so goes on
 _CONT_START = frozenset(").]?:,=|&+{")           # a line starting so continues the one before
 _CONT_WORDS = frozenset("else catch finally where extends implements throws".split())
 _ATTRIBUTES = re.compile(r"\s*(?:@(?!interface\b)[\w.]+(?:\s*\([^()]*(?:\([^()]*\)[^()]*)*\))?|\[[^\[\]]*\]|#!?\[[^\[\]]*\])")
+_ATTRIBUTES_PREFIX = re.compile(r"(?:%s)*" % _ATTRIBUTES.pattern)
 _IMPORT = re.compile(r"\s*(?:import|package|use|using(?!\s*\()|require|require_once|include|include_once|"
                      r"extern\s+crate|mod\s+\w+\s*;|namespace\s+[\w\\.]+\s*;|export\b.*\bfrom\b|"
                      r"(?:const|let|var)\s[^=]*=\s*require\s*\()", re.S)
-_KEYWORD = re.compile(r"\b(class|struct|interface|enum|trait|impl|object|union|record|protocol|extension|"
-                      r"namespace|mod|module|extern|fn|func|fun|function|type)\b")
+_KEYWORD = re.compile(r"(?<![.$])\b(class|struct|interface|enum|trait|impl|object|union|record|protocol|extension|"
+                      r"namespace|mod|module|extern|fn|func|fun|function|type)\b(?![.$])")   # not module.exports
 _NAME = re.compile(r"\s*\*?\s*([\w$.:\\]*)")
-_ASSIGNED = re.compile(r"(?:\b(?:const|let|var)\s+)?([\w$.]+)\s*(?::[^=]*)?[:=]\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*=>|[\w$]+\s*=>)")
+_ASSIGNED = re.compile(r"(?:\b(?:const|let|var)\s+)?([\w$.]+)\s*(?::[^=]*)?[:=]\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*(?::[^=]*)?=>|[\w$]+\s*=>)")
 _CALLED = re.compile(r"([\w$~]+(?:::[\w$~]+)*)\s*\Z")
+_ASSIGNS = re.compile(r"(?<![=!<>+\-*/%&|^])=(?![=>])")
+
+
+def _opening_brace(text: str) -> int | None:
+    """Where the brace opening a unit's block is in its masked text: the first one outside
+    parentheses (`@Component({...}) class A {`), else the first one (`describe("x", () => {`)."""
+    depth, parens, first = 0, 0, None
+    for m in re.finditer(r"[{}()]", text):
+        c = m.group()
+        if c == "{":
+            if depth == 0 and parens == 0:
+                return m.start()
+            first = m.start() if first is None else first
+            depth += 1
+        elif c == "}":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            parens = parens + 1 if c == "(" else max(0, parens - 1)
+    return first
+
+
+def _ungrouped(text: str) -> str:
+    """The text without its (parenthesised) groups: default arguments are not assignments."""
+    previous = None
+    while previous != text:
+        previous, text = text, re.sub(r"\([^()]*\)", " ", text)
+    return text
+
+
 _NOT_FUNCTIONS = frozenset("if for while switch catch using lock foreach synchronized return with fixed sizeof "
                            "typeof when do else try unsafe checked".split())
 _WRAPPERS = frozenset("namespace extern module".split())
@@ -641,32 +695,34 @@ class _Structure:
 
     def extent(self, i: int, hi: int, d: int) -> int:
         """The last line of the unit starting at line i, at depth d."""
-        j = i
+        j, block = i, False
         while True:
+            block = block or self.high[j] > d
             while j + 1 < hi and (self.depth[j + 1] > d or self.parens[j + 1] or self.inside[j + 1]):
                 j += 1
+                block = block or self.high[j] > d
             if self.directives[i]:
                 return j
             k = j + 1
             while k < hi and not self.code(k):
                 k += 1
-            if k >= hi or self.directives[k] or not self.continues(i, j, k, d):
+            if k >= hi or self.directives[k] or not self.continues(i, j, k, block):
                 return j
             j = k
 
-    def continues(self, i: int, j: int, k: int, d: int) -> bool:
-        """Whether line k goes on with the unit of lines i..j."""
+    def continues(self, i: int, j: int, k: int, block: bool) -> bool:
+        """Whether line k goes on with the unit of lines i..j (which has opened a block or not)."""
         last, nxt = self.masked[j].rstrip(), self.masked[k].lstrip()
-        block = any(self.high[x] > d for x in range(i, j + 1))
         if last.endswith(";"):
             return False
-        if re.match(r"\w+", nxt) and re.match(r"\w+", nxt).group() in _CONT_WORDS:
+        word = re.match(r"\w+", nxt)
+        if word and word.group() in _CONT_WORDS:
             return True
         if nxt[:1] in _CONT_START:
             return not (block and nxt[:1] == "{")
         if last[-1:] in _CONT_END:
             return not (block and last[-1:] == ",")
-        if not block and _ATTRIBUTES.sub("", "".join(self.masked[i:j + 1])).strip() == "":
+        if j - i < 50 and not _ATTRIBUTES.sub("", _ungrouped("".join(self.masked[i:j + 1]))).strip():
             return True   # annotations and attributes above a declaration
         indent = len(self.lines[i]) - len(self.lines[i].lstrip())
         return not block and len(self.lines[k]) - len(self.lines[k].lstrip()) > indent
@@ -675,13 +731,14 @@ class _Structure:
         piece = _Unit(i, j, "field" if in_class else "module", piece=True)
         if self.directives[i]:
             return _Unit(i, j, "imports") if re.match(r"[ \t\ufeff]*#\s*(include|import)\b", self.lines[i]) else piece
-        opening = next((x for x in range(i, j + 1) if self.high[x] > d), None)
-        text = "".join(self.masked[i:j + 1] if opening is None else self.masked[i:opening + 1])
-        head = text if opening is None else text[:self.brace(text, d)]
-        head = re.sub(r"^(?:%s)+" % _ATTRIBUTES.pattern, "", head)
+        text = "".join(self.masked[i:j + 1])
+        at = _opening_brace(text)
+        head = text if at is None else text[:at]
+        attributes = _ATTRIBUTES_PREFIX.match(head).end()
+        head = head[attributes:]
         if _IMPORT.match(head):
             return _Unit(i, j, "imports")
-        if opening is None:
+        if at is None:
             return piece
         kind, name = self.name(head)
         if not kind:
@@ -691,34 +748,24 @@ class _Structure:
         u = _Unit(i, j, kind + (":" + name if name else ""))
         if kind in _WRAPPERS or kind in _CONTAINERS:
             u.wrapper = kind in _WRAPPERS
+            opening = self.line_at(i, at)
             close = next((x for x in range(opening + 1, j + 1) if self.low[x] <= d), j + 1)
             if self.depth[opening + 1] > d and close > opening + 1:
-                header = self.header(i, opening)
+                first = self.line_at(i, attributes + len(head) - len(head.lstrip()))
+                header = "\n".join(line.strip() for line in self.lines[first:opening + 1])
                 members = kind in _CONTAINERS and kind != "mod"
                 u.body = lambda: (opening, header, self.units(opening + 1, close, d + 1, members))
         return u
 
-    def brace(self, text: str, d: int) -> int:
-        """Where the brace opening the unit's block is in its masked text (from depth d)."""
-        depth = d
-        for m in re.finditer(r"[{}]", text):
-            if m.group() == "{":
-                if depth == d:
-                    return m.start()
-                depth += 1
-            elif depth > d:
-                depth -= 1
-        return len(text)
-
-    def header(self, i: int, opening: int) -> str:
-        """The declaration's lines as written, without the attribute lines above it."""
-        first = i
-        while first < opening and not _ATTRIBUTES.sub("", self.masked[first]).strip():
-            first += 1
-        return "".join(self.lines[first:opening + 1]).rstrip()
+    def line_at(self, i: int, offset: int) -> int:
+        """The line holding the character at offset in the text of the lines from line i."""
+        return bisect.bisect_right(self.level.starts, self.level.starts[i] + offset) - 1
 
     def name(self, head: str) -> tuple[str, str]:
         """The kind and name of a declaration from the masked text before its brace."""
+        assigned = _ASSIGNED.search(head)   # const f = (a) => {, Foo.prototype.f = function (a) {
+        if assigned and "(" not in head[:assigned.start()]:
+            return "function", assigned.group(1)
         head = head.replace("->", "  ").replace("=>", "  ")
         previous = None
         while previous != head:   # generics out: Foo<T, List<U>> -> Foo
@@ -726,12 +773,11 @@ class _Structure:
         m = re.search(r"\bfunc\s*\([^)]*\)\s*(\w+)", head)   # Go: func (r *Recv) Name(
         if m:
             return "method", m.group(1)
-        assigned = _ASSIGNED.search(head)
-        if assigned and "(" not in head[:assigned.start()]:
-            return "function", assigned.group(1)
         keyword, paren = _KEYWORD.search(head), head.find("(")
         if keyword and (paren < 0 or keyword.start() < paren):
             kind, rest = keyword.group(1), head[keyword.end():]
+            if _ASSIGNS.search(_ungrouped(head if kind in _CONTAINERS else head[:keyword.start()])):
+                return "", ""   # struct point origin = {...}, x = func() {...}: values, not declarations
             if self.language in ("c", "cpp") and kind in ("struct", "union", "enum", "class"):
                 returned = re.match(r"\s+\w+[\s*&]+([\w:~]+)\s*\(", rest)   # struct point make(...) {
                 if returned:
