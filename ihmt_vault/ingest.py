@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import notes, plugins, sources, tree
@@ -111,6 +111,8 @@ def ingest(e: Engine, paths: list[str | Path], kind: str | None = None, topic: s
 def _ingest_one(e: Engine, tx, src: Source, folder_topic: str | None, limit: int, report: IngestReport) -> None:
     chunker = plugins.pick("chunker", plugins.chunkers_by_name(), src.language if src.kind == "code" else src.kind)
     chunks = [c for c in chunker.chunk(src.text, limit) if c.text.strip()]
+    if src.kind == "code":
+        chunks = [m for c in chunks for m in _members(chunker, c, limit)]
     folder = folder_topic or topic_for(src, e.config.max_depth)
     old = {r.id: r for r in e.catalog.by_source(src.name)}
     counts: dict[str, int] = {}
@@ -209,6 +211,22 @@ def topic_for(src: Source, max_depth: int) -> str:
     if len(parts) > max_depth:
         parts = parts[:max_depth - 1] + ["-".join(parts[max_depth - 1:])[:60].rstrip("-")]
     return "/".join(parts)
+
+
+_CONTAINERS = ("class:", "struct:", "interface:", "enum:", "trait:", "impl:", "object:", "extension:", "protocol:")
+
+
+def _members(chunker, c: Chunk, limit: int) -> list[Chunk]:
+    """A class, even a small one, as its header and its members: an agent asks for the method
+    (`reserveStock soft hold`), and one memory per member answers with it, not with the class."""
+    if not c.symbol.startswith(_CONTAINERS) or c.header:
+        return [c]
+    parts = [p for p in chunker.chunk(c.text, 1) if p.text]     # limit 1: split per member
+    if len(parts) < 2 or "".join(p.text for p in parts) != c.text:
+        return [c]
+    shift = c.first_line - 1
+    return [replace(p, first_line=p.first_line + shift, last_line=p.last_line + shift, oversized=len(p.text) > limit)
+            for p in parts]
 
 
 def _key(c: Chunk) -> str:

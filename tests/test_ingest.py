@@ -209,3 +209,63 @@ def test_watching_a_folder_takes_a_changed_file_in(vault, notes_dir):
         watcher.join(10)
     [row] = vault.engine.catalog.by_source("notes/story.txt")
     assert "One night a ship came." in vault.get(row.id).body
+
+
+INVENTORY = """package shop.inventory;
+
+import java.util.Map;
+
+public class InventoryService {
+    private final Map<String, Integer> stock = new java.util.HashMap<>();
+
+    /** A soft hold: the units are kept for the cart but not yet sold. */
+    public boolean reserveStock(String sku, int units) {
+        int have = stock.getOrDefault(sku, 0);
+        if (have < units) { return false; }
+        stock.put(sku, have - units);
+        return true;
+    }
+
+    public void release(String sku, int units) {
+        stock.merge(sku, units, Integer::sum);
+    }
+}
+"""
+
+
+@pytest.fixture
+def shop(tmp_path):
+    root = tmp_path / "shop"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "InventoryService.java").write_text(INVENTORY)
+    return root
+
+
+def test_code_comes_in_one_memory_per_member_under_its_module(vault, shop):
+    vault.ingest([shop])
+    rows = sorted(vault.engine.catalog.by_source("shop/src/InventoryService.java"), key=lambda r: r.path)
+    memories = sorted((vault.get(r.id) for r in rows), key=lambda m: int(m.meta["lines"].split("-")[0]))
+    assert [(m.title, m.meta["symbol"], m.meta["lines"]) for m in memories] == [
+        ("InventoryService.java: imports", "imports", "1-4"),
+        ("InventoryService (InventoryService.java)", "class:InventoryService", "5-5"),
+        ("InventoryService.field (InventoryService.java)", "field", "6-7"),
+        ("InventoryService.reserveStock (InventoryService.java)", "method:reserveStock", "8-15"),
+        ("InventoryService.release (InventoryService.java)", "method:release", "16-19")]
+    assert {m.folder for m in memories} == {"code/shop/src/inventoryservice"}
+    assert {(m.type, m.meta["language"]) for m in memories} == {("code", "java")}
+    assert memories[3].meta["header"] == "public class InventoryService {"
+
+
+def test_the_memories_of_a_code_file_join_back_into_the_file_byte_for_byte(vault, shop):
+    vault.ingest([shop])
+    memories = [vault.get(r.id) for r in vault.engine.catalog.by_source("shop/src/InventoryService.java")]
+    memories.sort(key=lambda m: int(m.meta["lines"].split("-")[0]))
+    unfenced = ["".join(m.body.split("\n", 1)[1].rsplit("```", 1)[0]) for m in memories]
+    assert "".join(unfenced) == INVENTORY
+
+
+def test_a_query_for_a_method_finds_the_method_not_the_class(vault, shop):
+    vault.ingest([shop])
+    hit = vault.search("reserveStock soft hold").hits[0]
+    assert (hit.title, vault.get(hit.id).meta["symbol"]) == (
+        "InventoryService.reserveStock (InventoryService.java)", "method:reserveStock")
