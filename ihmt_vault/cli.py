@@ -258,6 +258,28 @@ def export(v, as_json, format_, out):
 
 @command(main)
 @click.argument("ref", metavar="ID|PATH")
+@click.option("--level", type=click.IntRange(1, 5), default=2, show_default=True,
+              help="How deep to read its nested entries (1: only the top line).")
+def read(v, as_json, ref, level):
+    """Read a memory level by level: its nested entries down to --level, with [+N →] where they are cut (a recall)."""
+    m, text = v.read(ref, level)
+    _emit(as_json, {**m.to_dict(body=False), "level": level, "text": text}, lambda: click.echo(text, nl=False))
+
+
+@command(main)
+@click.argument("ref", metavar="ID|PATH")
+@click.argument("content", nargs=-1, required=True)
+@click.option("--under", help="The entry to add under, by its path (e.g. 2.1, as 'ihmt read' shows); default: the top level.")
+@click.option("--source", help="Who is adding (recorded as the commit's Agent).")
+def append(v, as_json, ref, content, under, source):
+    """Add entries to a memory's nested list without rewriting the rest (CONTENT, or - for stdin; tab-indented lines go deeper). One commit."""
+    text = sys.stdin.read() if content == ("-",) else " ".join(content)
+    m = v.append(ref, text, under=under, source=source)
+    _emit(as_json, m.to_dict(body=False), lambda: out.print(f"appended to {_memory_line(m)}", markup=False))
+
+
+@command(main)
+@click.argument("ref", metavar="ID|PATH")
 @click.option("--at", "at", metavar="DATE", help="Show it as it was on DATE (YYYY-MM-DD, or yesterday, 'last May'...), from git.")
 def show(v, as_json, ref, at):
     """Show a memory in full (front matter and text), by id or path; --at DATE shows an earlier version."""

@@ -32,7 +32,7 @@ from typing import Callable, Iterable
 
 import yaml
 
-from . import gitlog, notes, timeline, tree
+from . import gitlog, nested, notes, timeline, tree
 from .catalog import Catalog
 from .config import Config
 from .errors import BadInput, BrokenFile, NotFound, VaultError
@@ -318,12 +318,12 @@ class Engine:
         self.refresh()
         for _attempt in range(3):
             try:
-                return self.index.search(query, **ask)
+                return nested.focus_best(self.index.search(query, **ask))
             except damaged:
                 with self.lock.held():
                     self.rebuild_caches()
         try:
-            return self.index.search(query, **ask)
+            return nested.focus_best(self.index.search(query, **ask))
         except damaged as e:
             raise VaultError(f"{self.root / CACHE}: the search index keeps being damaged ({e}); "
                              f"is another program deleting it? Run 'ihmt rebuild'") from None

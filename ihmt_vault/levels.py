@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from . import notes, tree
+from . import nested, notes, tree
 from .engine import CACHE, Engine
 from .errors import NotFound
 from .catalog import Row
+from .notes import Memory
 
 
 def _plural(n: int, one: str, many: str) -> str:
@@ -59,6 +60,13 @@ def brief(e: Engine, budget_tokens: int | None = None, recent: int = 8) -> str:
         out.append(line)
         used += len(line) + 1
     return "\n".join(out) + "\n"
+
+
+def read(e: Engine, id_or_path: str, level: int, source: str | None = None) -> tuple[Memory, str]:
+    """A memory read down to `level` of its tree (a recall, as a read in full is)."""
+    from . import lifecycle
+    m = lifecycle.show(e, id_or_path, source)
+    return m, nested.render(m.body, level)
 
 
 def read_folder(e: Engine, folder: str = "") -> str:

@@ -129,12 +129,26 @@ class Tools:
     def read_memory(
         self,
         id_or_path: Annotated[str, Field(description="Memory id or path, or a folder path ('' = root)")],
-        level: Annotated[int | None, Field(ge=1, le=3, description="Folder levels to unfold (default 1)")] = None,
+        level: Annotated[int | None, Field(ge=1, le=5, description="A folder: levels to unfold (default 1); "
+                                                                 "a memory: its nested entries down to this level")] = None,
         ctx: Context | None = None,
     ) -> str:
-        """Read a memory in full, or a topic folder's summary (its subtopics and memories with their
-        paths) to drill down one level from memory_brief or a search."""
-        return self._call(lambda: self._read(id_or_path, level or 1))
+        """Read a memory in full (with level, its nested entries down to that level, [+N →] where
+        cut), or a topic folder's summary (its subtopics and memories) to drill down from the brief."""
+        return self._call(lambda: self._read(id_or_path, level))
+
+    def append_memory(
+        self,
+        id: Id,
+        content: Annotated[str, Field(description="Entries to add, a line each; tab-indented lines go a level deeper")],
+        under: Annotated[str | None, Field(description="Path of the entry to add under, e.g. 2.1 (default: top level)")] = None,
+        ctx: Context | None = None,
+    ) -> str:
+        """Add entries to a memory's nested list without rewriting the rest (one commit)."""
+        def run() -> str:
+            m = self.v.append(id, content, under=under, source=agent_name(ctx))
+            return f'Appended to "{m.title}" ({m.id}).'
+        return self._call(run)
 
     def memory_history(self, id: Id, ctx: Context | None = None) -> str:
         """A memory's changes, newest first: date, commit, operation, agent, subject."""
@@ -213,11 +227,15 @@ class Tools:
             return None
         return rel if path.resolve().is_relative_to(self.v.root) else None   # a symlink out: get() refuses it
 
-    def _read(self, ref: str, level: int) -> str:
+    def _read(self, ref: str, level: int | None) -> str:
         folder = self._folder_of(ref)
         if folder is not None:
-            text = self._summary(folder, level)
+            text = self._summary(folder, min(level or 1, 3))
             return _cut(text, READ_TOKENS, "[cut: read_memory(a folder above) to go on]")
+        if level is not None:
+            m, text = self.v.read(ref, level)
+            return _cut(f"# {m.title}\nid: {m.id} · path: {m.path}\n\n{text}", READ_TOKENS,
+                        "[cut: read with a lower level]")
         m = self.v.show(ref)   # read in full: a recall (and an archived memory comes back)
         head = [f"# {m.title}",
                 " · ".join(x for x in (f"id: {m.id}", f"type: {m.type}", m.date and f"date: {m.date}",
@@ -371,6 +389,7 @@ TOOLSETS: dict[str, list[tuple[str, ToolAnnotations]]] = {
         ("memory_brief", READ),
         ("read_memory", READ),
         ("memory_history", READ),
+        ("append_memory", ADD),
         ("mark_outdated", DEMOTE),
         ("pin_memory", EDIT),
         ("archive_memory", DEMOTE),

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterable
 
-from . import clock, notes, timeline, tree
+from . import clock, nested, notes, timeline, tree
 from .draft import Draft, Item, check_facts, draft
 from .engine import Engine, Progress, facts_of
 from .errors import BadInput, SecretRefused, VaultError
@@ -29,7 +29,7 @@ def make_draft(e: Engine, where: str = "", **fields) -> Draft:
 def save(e: Engine, text: str, title=None, topic=None, date=None, tags: Iterable[str] = (), type=None,
          source=None, pinned=False, supersedes: Iterable[str] = (), replaces: str | None = None,
          facts: list[dict] | None = None) -> Memory:
-    d = make_draft(e, text=text, title=title, topic=topic, date=date, tags=tags, type=type, source=source,
+    d = make_draft(e, text=_levels(text), title=title, topic=topic, date=date, tags=tags, type=type, source=source,
                    pinned=pinned, supersedes=supersedes,
                    extra={"facts": check_facts(facts)} if facts is not None else None)
     if replaces is not None and not replaces.strip():
@@ -246,6 +246,36 @@ def import_file(e: Engine, path: Path, format: str = "auto", source: str | None 
                         refused=None if strict else refused)
     report.importer = name
     return report
+
+
+def _levels(text):
+    """hmem's tab-indented levels as a nested list — not in code, which indents with tabs too."""
+    if not isinstance(text, str) or "```" in text or "\n    " in text:
+        return text
+    return nested.from_tabs(text)
+
+
+def append(e: Engine, id_or_path: str, content: str, under: str | None = None, source: str | None = None) -> Memory:
+    """Add entries to a memory's tree (under the entry at path `under`, else at its top level),
+    leaving the rest of the file byte for byte; one commit."""
+    if not isinstance(content, str) or not content.strip():
+        raise BadInput("the content is empty; give the entries to add")
+    m = e.get(id_or_path)
+    make_draft(e, text=content)                  # the same checks as a save: control characters, secrets
+    with e.transaction("edit", f"append: {m.title}", [("Memory-Id", m.id), ("Memory-Op", "edit")], source) as tx:
+        file = e.layout.abs(m.path)
+        for _attempt in range(20):
+            before = file.read_bytes()
+            text = before.decode("utf-8")
+            body = notes.split_front_matter(text)[1]
+            head = text[: len(text) - len(body)]
+            new = notes.update_front_matter(head + nested.append(body, under, content),
+                                            {"updated": notes.now_timestamp()}, path=m.path)
+            if tx.write(m.path, new, expected=before):
+                break
+        else:
+            raise VaultError(f"{m.path}: keeps changing while ihmt updates it; try again in a moment")
+    return e.get(m.id)
 
 
 def split_if_crowded(e: Engine, folders: set[str], agent: str) -> None:

@@ -195,6 +195,15 @@ class Vault:
                                     budget_tokens=self.config.search_tokens, as_of=day)
         return lifecycle.recalled_by_search(self.engine, result)
 
+    def read(self, id_or_path: str, level: int, source: str | None = None) -> tuple[Memory, str]:
+        """A memory down to `level` (1-5) of its nested entries, `[+N →]` where they are cut (a recall)."""
+        return levels.read(self.engine, id_or_path, level, source)
+
+    def append(self, id_or_path: str, content: str, under: str | None = None, source: str | None = None) -> Memory:
+        """Add entries (tab-indented lines are deeper levels) under the entry at `under` (e.g. "2.1"),
+        else at the top level, without rewriting the rest of the memory. One commit."""
+        return saving.append(self.engine, id_or_path, content, under, source)
+
     def show(self, id_or_path: str, source: str | None = None) -> Memory:
         """A memory read in full by a person or an agent: counted as a recall, and brought back from
         the archive if it was there (one `restore` commit, with a notice)."""

@@ -25,7 +25,7 @@ mcp = pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.types import Implementation  # noqa: E402
 
-TOOLS = {"search_memory", "save_memory", "memory_brief", "read_memory", "memory_history", "mark_outdated",
+TOOLS = {"search_memory", "save_memory", "memory_brief", "read_memory", "memory_history", "mark_outdated", "append_memory",
          "pin_memory", "archive_memory", "restore_memory"}
 READ_ONLY = {"search_memory", "memory_brief", "read_memory", "memory_history"}
 
@@ -273,3 +273,20 @@ def test_an_unknown_toolset_is_one_clear_line(vault_path):
     result = CliRunner().invoke(main, ["mcp", "--vault", str(vault_path), "--tools", "memory,shell"])
     assert result.exit_code == 2 and result.output.strip().endswith(
         "--tools 'memory,shell': choose among memory, project, session (comma-separated)")
+
+
+def test_nested_entries_are_read_level_by_level_and_appended_to_over_stdio(vault_path):
+    async def scenario():
+        async with connect(vault_path) as c:
+            text = await ok(c, "save_memory", content="Release steps\n\tBuild\n\t\tmake release\n\tShip\n",
+                            title="Release steps", topic="work")
+            mid = text.split("(id ")[1].split(",")[0]
+            assert (await ok(c, "read_memory", id_or_path=mid, level=2)).endswith(
+                "Release steps\n- Build  (1) [+1 →]\n- Ship  (2)\n")
+            assert await ok(c, "append_memory", id=mid, content="Tell the team", under="2") == \
+                f'Appended to "Release steps" ({mid}).'
+            assert (await ok(c, "read_memory", id_or_path=mid, level=3)).endswith(
+                "- Ship  (2)\n  - Tell the team  (2.1)\n")
+            assert "Agent: test-agent" in last_trailers(vault_path)
+
+    asyncio.run(scenario())
