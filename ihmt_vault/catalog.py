@@ -27,6 +27,8 @@ class Row(dict):
 
 
 class Catalog:
+    _NEWEST = "coalesce(date, substr(created, 1, 10)) DESC, created DESC, path"   # newest first
+
     def __init__(self, file: Path):
         file.parent.mkdir(parents=True, exist_ok=True)
         self.file = file
@@ -182,8 +184,19 @@ class Catalog:
         return self.db.execute(f"SELECT count(*) FROM memories {where}", args).fetchone()[0]
 
     def recent(self, limit: int) -> list[Row]:
-        return self._rows("WHERE status = 'active'", (), "coalesce(date, substr(created, 1, 10)) DESC, created DESC, path"
-                          f" LIMIT {int(limit)}")
+        return self._rows("WHERE status = 'active'", (), f"{self._NEWEST} LIMIT {int(limit)}")
+
+    def counts_by_folder(self, status: str) -> dict[str, int]:
+        return dict(self.db.execute("SELECT folder, count(*) FROM memories WHERE status = ? GROUP BY folder", (status,)))
+
+    def newest_under(self, folder: str, limit: int) -> list[Row]:
+        """The newest active memories in a folder and below it."""
+        prefix = folder + "/"
+        return self._rows("WHERE status = 'active' AND (folder = ? OR substr(folder, 1, ?) = ?)",
+                          (folder, len(prefix), prefix), f"{self._NEWEST} LIMIT {int(limit)}")
+
+    def newest_in(self, folder: str, limit: int) -> list[Row]:
+        return self._rows("WHERE status = 'active' AND folder = ?", (folder,), f"{self._NEWEST} LIMIT {int(limit)}")
 
     def pinned(self) -> list[Row]:
         return self._rows("WHERE pinned = 1 AND status != 'archived'")

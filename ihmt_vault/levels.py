@@ -1,12 +1,15 @@
 """Reading the vault level by level: the brief (level 1), a folder's summary, the tree, listings.
 
-An agent starts with the brief — one line per top-level topic, the pinned (core) memories and the
-recent ones, within a token budget whatever the vault's size — and drills down one folder summary
-at a time. Reads never take the lock.
+An agent starts with the brief (hmem's level 1): the pinned (core) memories, and per top-level
+topic its newest and most recalled memories with their first line and everything else as a count
+to drill down (`[+7 →] read_memory('work')`) — within a token budget whatever the vault's size.
+Outdated and archived memories are never in it (search still finds them). It drills down one
+folder summary, or one memory's nested level, at a time. Reads never take the lock.
 """
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
 from . import nested, notes, tree
 from .engine import CACHE, Engine
@@ -19,47 +22,119 @@ def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def brief(e: Engine, budget_tokens: int | None = None, recent: int = 8) -> str:
-    e.refresh()
-    budget = (budget_tokens or e.config.brief_tokens) * 4
-    live = e.catalog.count("WHERE status != 'archived'")
-    lines = [f"# {e.config.title}: {live} {'memory' if live == 1 else 'memories'}"]
-    topics = [i for name in e.layout.subfolders("") if name != tree.ARCHIVE and (i := e.folder_info(name))]
-    if topics:
-        lines += ["", "## Topics (read_memory(path) to drill down)"]
-        for t in topics:
-            below = sum(1 for s in e.layout.subfolders(t.name) if e.folder_info(f"{t.name}/{s}"))
-            more = f" [+{_plural(below, 'subtopic', 'subtopics')}]" if below else ""
-            lines.append(f"- {t.name}/ — {_plural(t.count, 'memory', 'memories')}{more}: {', '.join(t.keywords[:6])}")
-    pinned = e.catalog.pinned()
-    if pinned:
-        lines += ["", "## Pinned"]
-        lines += [f"- {r.title}: {notes.shorten(r.first_line, 160)} ({r.id})" for r in pinned]
-    shown = {r.id for r in pinned}
+@dataclass
+class TopicDigest:
+    """One top-level topic as the brief sees it: its size, its subtopics, and the memories that
+    stand for it (the newest and the most recalled, active ones only)."""
+
+    name: str                     # "" for memories at the root
+    count: int
+    subtopics: list[tuple[str, int]]
+    newest: list[Row]
+    recalled: list[tuple[Row, int]]
+
+
+def digests(e: Engine, per_topic: int) -> list[TopicDigest]:
+    """Every top-level topic's digest, biggest first; archived and outdated memories not counted."""
+    by_folder = e.catalog.counts_by_folder("active")
+    tops: dict[str, Counter] = {}
+    for folder, n in by_folder.items():
+        top, _, rest = folder.partition("/")
+        if top == tree.ARCHIVE:
+            continue
+        tops.setdefault(top, Counter())[rest.partition("/")[0]] += n
     counts = e.recalls.all()
-    recalled = []   # the most recalled live memories: looked up by id, most recalled first (no vault scan)
-    for i in sorted(counts, key=lambda i: (-counts[i].count, i)):
-        if len(recalled) == recent:
+    recalled: dict[str, list[tuple[Row, int]]] = {}
+    for i in sorted(counts, key=lambda i: (-counts[i].count, i)):   # by id: no vault scan
+        for r in e.catalog.by_id(i):
+            top = r.folder.partition("/")[0]
+            if r.status == "active" and top != tree.ARCHIVE and len(recalled.setdefault(top, [])) < per_topic:
+                recalled[top].append((r, counts[i].count))
+    out = []
+    for top, subs in tops.items():
+        newest = e.catalog.newest_under(top, per_topic * 2) if top else e.catalog.newest_in("", per_topic * 2)
+        out.append(TopicDigest(top, sum(subs.values()), sorted(((k, n) for k, n in subs.items() if k), key=lambda x: -x[1]),
+                               newest, recalled.get(top, [])))
+    return sorted(out, key=lambda t: (-t.count, t.name))
+
+
+def compose_brief(title: str, live: int, hidden: int, pinned: list[Row], topics: list[TopicDigest],
+                  budget_tokens: int, mounts: list[tuple[str, list[TopicDigest]]] = ()) -> str:
+    """The brief within `budget_tokens` (chars/4): pinned memories, then per topic its newest and
+    most recalled memories with their first line and the rest as a count to drill down — shown in
+    less detail (two each, one each, none) until it fits, and the smallest topics last as a count."""
+    budget = budget_tokens * 4
+
+    def memory_line(r: Row, mark: str) -> str:
+        first = notes.shorten(r.first_line, 100)
+        text = r.title if not first or first.startswith(r.title.rstrip(".…")) else f"{r.title}: {first}"
+        return f"- {mark} {notes.shorten(text, 140)} ({r.id})"
+
+    def topic_block(t: TopicDigest, k: int, shown: set[str], prefix: str = "") -> list[str]:
+        where = f"{prefix}{t.name}/" if t.name else (prefix or "/")
+        subs = ", ".join(f"{s} {n}" for s, n in t.subtopics[:6]) + (", …" if len(t.subtopics) > 6 else "")
+        lines = [f"## {where} — {_plural(t.count, 'memory', 'memories')}" + (f" ({subs})" if subs else "")]
+        listed = []
+        for r, n in t.recalled[:k]:
+            if r.id not in shown:
+                listed.append(memory_line(r, f"{n}×"))
+                shown.add(r.id)
+        for r in t.newest:
+            if len(listed) >= 2 * k:
+                break
+            if r.id not in shown:
+                listed.append(memory_line(r, r.date or (r.created or "")[:10] or "new"))
+                shown.add(r.id)
+        rest = t.count - len(listed)
+        lines += listed
+        if rest > 0:
+            lines.append(f"[+{rest} →] read_memory('{prefix}{t.name}')")
+        return lines
+
+    head = [f"# {title}: {_plural(live, 'memory', 'memories')}"
+            + (f" ({hidden} outdated or archived: searchable, not listed)" if hidden else ""),
+            "search_memory finds any memory; read_memory(path) drills down."]
+    pins: list[str] = ["", "## Pinned"] if pinned else []
+    for n, r in enumerate(pinned):   # core memories first, but never more than a third of the budget
+        line = memory_line(r, "core")
+        if sum(len(x) + 1 for x in pins) + len(line) > budget // 3:
+            pins.append(f"[+{len(pinned) - n} pinned →] search_memory finds them")
             break
-        rows = [r for r in e.catalog.by_id(i) if r.status == "active" and r.folder.split("/")[0] != tree.ARCHIVE]
-        if rows and i not in shown:
-            recalled.append(rows[0])
-    if recalled:
-        lines += ["", "## Most recalled"]
-        lines += [f"- {r.title}: {notes.shorten(r.first_line, 120)} ({r.id}, {counts[r.id].count}x)" for r in recalled]
-        shown |= {r.id for r in recalled}
-    fresh = [r for r in e.catalog.recent(recent + len(shown)) if r.id not in shown][:recent]
-    if fresh:
-        lines += ["", "## Recent"]
-        lines += [f"- {r.date or (r.created or '')[:10]} {r.title} ({r.id}, {r.folder}/)" for r in fresh]
+        pins.append(line)
+    for k in (2, 1, 0):
+        shown = {r.id for r in pinned}
+        body: list[str] = []
+        for t in topics:
+            body += [""] + topic_block(t, k, shown)
+        for name, mounted in mounts:
+            body += ["", f"# mounted: {name}"]
+            for t in mounted:
+                body += [""] + topic_block(t, k, shown, f"{name}:")
+        lines = head + pins + body
+        if sum(len(x) + 1 for x in lines) <= budget or k == 0:
+            break
     out, used = [], 0
-    for line in lines:
-        if used + len(line) + 1 > budget - 40:
-            out.append(f"[+{len(lines) - len(out)} more lines: use search_memory or read_memory]")
+    for n, line in enumerate(lines):
+        if used + len(line) + 1 > budget - 60:
+            left = sum(1 for x in lines[n:] if x.startswith("## "))
+            out.append(f"[+{left} more topics →] read_memory('') lists them all" if left else
+                       "[+more →] search_memory or read_memory")
             break
         out.append(line)
         used += len(line) + 1
-    return "\n".join(out) + "\n"
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def brief(e: Engine, budget_tokens: int | None = None, per_topic: int = 2,
+          mounts: list[tuple[str, Engine]] = ()) -> str:
+    e.refresh()
+    live = e.catalog.count("WHERE status = 'active'")
+    hidden = e.catalog.count() - live
+    pinned = [r for r in e.catalog.pinned() if r.status == "active"]
+    for _, m in mounts:
+        m.refresh()
+    return compose_brief(e.config.title, live, hidden, pinned, digests(e, per_topic),
+                         budget_tokens or e.config.brief_tokens, [(n, digests(m, per_topic)) for n, m in mounts])
 
 
 def read(e: Engine, id_or_path: str, level: int, source: str | None = None) -> tuple[Memory, str]:

@@ -143,8 +143,8 @@ def test_the_brief_counts_one_memory_as_one_memory(root):
     with Vault.open(root) as v:
         v.save("Staging runs PostgreSQL 17.", topic="work", date="2026-02-03")
     r = ihmt("brief", "--vault", str(root))
-    assert r.stdout.startswith("# Memory: 1 memory\n\n## Topics (read_memory(path) to drill down)\n"
-                               "- work/ — 1 memory: ")
+    assert r.stdout.startswith("# Memory: 1 memory\nsearch_memory finds any memory; read_memory(path) drills down.\n"
+                               "\n## work/ — 1 memory\n- 2026-02-03 Staging runs PostgreSQL 17. (")
 
 
 # -- the demo's last words -----------------------------------------------------------------------

@@ -226,5 +226,4 @@ def test_the_brief_shows_the_most_recalled_memories(vault):
     for _ in range(2):
         vault.search("which port does the VPN use")
     brief = vault.brief()
-    assert "## Most recalled\n- The VPN uses WireGuard on port 51820.: The VPN uses WireGuard on port 51820. " \
-           f"({vpn}, 2x)\n" in brief
+    assert f"## work/ — 2 memories\n- 2× The VPN uses WireGuard on port 51820. ({vpn})\n" in brief
