@@ -275,3 +275,12 @@ def test_the_range_check_finds_a_readers_commit_and_trusts_the_hosts_pusher_over
     r = ihmt("hooks", "check", "--range", f"{base}..HEAD", "--repo", str(shared), env=env)
     assert (r.returncode, r.stderr) == (1, f"ihmt: {sha} by ana@example.com: .ihmt/roles.toml:2: ana@example.com is "
                                            f"a reader of the vault; a reader cannot change work/standup.md\n")
+
+
+def test_the_ci_workflow_template_runs_the_range_check_on_pushes_and_pull_requests():
+    import yaml
+    flow = yaml.safe_load((Path(__file__).resolve().parent.parent / "templates/roles-check.yml").read_text())
+    steps = flow["jobs"]["roles-check"]["steps"]
+    assert sorted(flow[True]) == ["pull_request", "push"]   # YAML 1.1 reads the key `on` as True
+    assert steps[0]["with"]["fetch-depth"] == 0
+    assert 'ihmt hooks check --range "$BEFORE..$AFTER" --repo .' in steps[-1]["run"]
