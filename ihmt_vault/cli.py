@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from . import githooks, roles
 from .errors import BadInput, VaultError
 from .vault import Vault
 
@@ -722,22 +723,41 @@ def hooks():
     """Git hooks for a vault: validate commits made by hand, keep summaries current after merges."""
 
 
-@command(hooks, name="install")
-def hooks_install(v, as_json):
-    """Install the vault's git hooks (pre-commit, post-merge, post-checkout, post-rewrite); yours are kept."""
-    report = v.install_hooks()
+@command(hooks, name="install", opens_vault=False)
+@click.option("--server", "bare", type=click.Path(path_type=Path, file_okay=False, exists=True),
+              help="Install the roles' pre-receive hook into this bare repository (on the server) instead.")
+def hooks_install(vault_path, as_json, bare):
+    """Install the vault's git hooks (pre-commit, post-merge, post-checkout, post-rewrite); yours are kept.
+    With --server PATH: the pre-receive hook that refuses pushes breaking the vault's roles."""
+    if bare is not None:
+        report = githooks.install_server(bare)
+    else:
+        with Vault.open(chosen_vault(vault_path, as_json)) as v:
+            report = v.install_hooks()
     _emit(as_json, report, lambda: [out.print(f"{r['action']:<9} {r['path']}" + (f" ({r['why']})" if r.get("why") else ""),
                                               markup=False) for r in report])
 
 
-@command(hooks, name="check")
-def hooks_check(v, as_json):
-    """Check the memories staged for commit (front matter, secrets); used by the pre-commit hook."""
-    problems = v.check_staged()
+@command(hooks, name="check", opens_vault=False)
+@click.option("--pre-receive", "pre_receive", is_flag=True,
+              help="Check a push: 'old new ref' lines on stdin (what the server's pre-receive hook runs).")
+@click.option("--range", "spec", metavar="A..B", help="Check the commits of A..B against the roles at A (a CI job).")
+@click.option("--repo", type=click.Path(path_type=Path, file_okay=False, exists=True), default=Path("."),
+              show_default=True, help="The repository for --pre-receive and --range (bare or not).")
+def hooks_check(vault_path, as_json, pre_receive, spec, repo):
+    """Check the memories staged for commit (front matter, secrets, your role); used by the pre-commit hook.
+    With --pre-receive or --range: the pushed commits against the vault's roles."""
+    if pre_receive:
+        problems = roles.check_push(repo, sys.stdin.read().splitlines(), roles.pusher_from_env())
+    elif spec:
+        problems = roles.check_range(repo, spec, roles.pusher_from_env())
+    else:
+        with Vault.open(chosen_vault(vault_path, as_json)) as v:
+            problems = v.check_staged()
     if as_json:
         _emit(True, {"problems": problems}, None)
     for p in problems if not as_json else []:
-        err.print(f"error: {p}", markup=False)
+        err.print(f"error: {p}" if not (pre_receive or spec) else f"ihmt: {p}", markup=False)
     sys.exit(1 if problems else 0)
 
 

@@ -21,6 +21,8 @@ Findings, by kind:
 - stale-summary an index.md that differs from what its folder generates: regenerated
 - uncommitted   memory or summary files changed but not committed: committed as an edit
 - secret        a file changed by hand whose text holds a secret: reported, never committed
+- roles         `.ihmt/roles.toml` does not parse or validate (every write is refused until it is
+                fixed and committed): reported
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ import os
 
 from . import notes, purge, tree
 from .engine import Engine
-from .errors import VaultError
+from .errors import BrokenFile, VaultError
 from .reconcile import refused
 from .results import Problem
 
@@ -60,6 +62,10 @@ def examine(e: Engine) -> list[Problem]:
             if name.endswith(".ihmt-tmp"):
                 rel = os.path.relpath(os.path.join(dirpath, name), e.root)
                 problems.append(Problem("temp-file", rel, "temporary file left by an interrupted write"))
+    try:
+        e.gate.roles()
+    except BrokenFile as err:  # every write is refused until it is fixed: say so first
+        problems.append(Problem("roles", err.path, str(err), repairable=False))
     e.refresh(force=True)
     ids = set()
     pending = uncommitted(e)

@@ -10,7 +10,8 @@ The write path. Every operation that changes the vault runs inside one transacti
 1. it takes the vault lock (one writer at a time across processes),
 2. finishes any operation a crash interrupted (the journal),
 3. the operation validates all its input before touching the disk (`BadInput`; nothing written),
-4. writes files atomically, recording each path in the journal first,
+4. writes files atomically, each path first allowed by the vault's roles (roles.py: a `Refused`
+   rolls back what the operation wrote, so it changed nothing) and recorded in the journal,
 5. `Transaction.finish` refreshes the catalog and regenerates the `index.md` chain of every
    touched folder bottom-up, leaves out any file that must not be committed (broken, or holding
    a secret), commits exactly the paths touched as one commit with the DESIGN.md trailers,
@@ -32,10 +33,10 @@ from typing import Callable, Iterable
 
 import yaml
 
-from . import gitlog, nested, notes, timeline, tree
+from . import gitlog, nested, notes, roles, timeline, tree
 from .catalog import Catalog
 from .config import Config
-from .errors import BadInput, BrokenFile, NotFound, VaultError
+from .errors import BadInput, BrokenFile, NotFound, Refused, VaultError
 from .freshness import Freshness
 from .journal import Journal
 from .layout import Layout
@@ -61,6 +62,7 @@ class Engine:
         self.catalog = Catalog(root / CACHE / "catalog.sqlite")
         self.journal = Journal(root / CACHE / "journal.jsonl")
         self.freshness = Freshness(self.layout, self.catalog, self.repo)
+        self.gate = roles.Gate(self.repo)
         self._index = None
         self._recalls = None
         self.after_write: Callable[[], None] | None = None   # run once after an operation commits (decay)
@@ -335,8 +337,12 @@ class Engine:
         with self.lock.held(what=op or "init"):
             self.recover()
             tx = Transaction(self, op, subject, list(trailers), agent or self.config.default_source)
-            yield tx
-            tx.finish()
+            try:
+                yield tx
+                tx.finish()
+            except Refused:
+                self._abandon(tx)
+                raise
         self.mark_fresh()
         if self.after_write is not None and not self._after_running:
             self._after_running = True  # what runs after a write (decay) writes too: once, not in a loop
@@ -367,6 +373,14 @@ class Engine:
             return []
         return entry.paths
 
+
+    def _abandon(self, tx: Transaction) -> None:
+        """A refused operation changes nothing: what it wrote goes back to HEAD's, its journal goes."""
+        self._roll_back(sorted(tx.written))
+        self.journal.clear()
+        memories = [p for p in tx.written if self.layout.is_memory_path(p)]
+        self.update_caches([p for p in memories if self.layout.abs(p).exists()],
+                           [p for p in memories if not self.layout.abs(p).exists()])
 
     def _committed(self, paths: list[str]) -> bool:
         """Whether every one of these files is as HEAD has it (the operation's commit landed)."""

@@ -49,3 +49,10 @@ class LockTimeout(VaultError):
 
 class SecretRefused(BadInput):
     """The text looks like it contains a secret; memories are stored in git in plain text."""
+
+
+class Refused(VaultError):
+    """The vault's roles (`.ihmt/roles.toml`) do not let the one writing make this change; the
+    message names the rule. The operation it stopped changed nothing (its transaction is rolled back)."""
+
+    exit_code = 2

@@ -1,6 +1,8 @@
-"""Git hooks for a vault: validation for commits made by hand, and summaries kept current after git
-moves the work tree (merge, checkout, rebase). The hook scripts live in the repository's `hooks/`
-folder (shipped as `ihmt_vault._hooks`); each is a short script calling the CLI.
+"""Git hooks for a vault: validation for commits made by hand (front matter, secrets, the roles),
+summaries kept current after git moves the work tree (merge, checkout, rebase), and the server's
+`pre-receive` hook on a bare repository, which refuses a push whose commits break the roles (see
+roles.py). The hook scripts live in the repository's `hooks/` folder (shipped as
+`ihmt_vault._hooks`); each is a short script calling the CLI.
 
 Installing never clobbers a hook the person wrote: an existing hook that is not ours is left alone
 and reported. The vault's own commits are written with plumbing, so hooks never run on them.
@@ -12,13 +14,14 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from . import gitlog, notes, purge
+from . import gitlog, notes, purge, roles
 from .engine import Engine
-from .errors import BrokenFile
+from .errors import BadInput, BrokenFile
 from .sensitive import find_secret
 
 HOOKS = ("pre-commit", "post-merge", "post-checkout", "post-rewrite")
 MARK = "IHMT Vault (installed by 'ihmt hooks install')"
+MARK_SERVER = "IHMT Vault (installed by 'ihmt hooks install --server')"
 
 
 def _templates() -> Path:
@@ -52,9 +55,28 @@ def install(e: Engine) -> list[dict]:
     return report
 
 
+def install_server(bare: Path) -> list[dict]:
+    """Write the roles' `pre-receive` hook into a bare repository; returns [{hook, path, action}]."""
+    if not (bare / "HEAD").is_file() or not (bare / "objects").is_dir():
+        raise BadInput(f"{bare}: not a bare git repository (give the server's repository, e.g. vault.git)")
+    text = (_templates() / "git-pre-receive").read_text().replace("@IHMT@", _ihmt())
+    target = bare / "hooks" / "pre-receive"
+    current = target.read_text(errors="replace") if target.exists() else None
+    if current is not None and MARK_SERVER not in current:
+        return [{"hook": "pre-receive", "path": str(target), "action": "skipped",
+                 "why": "a hook of your own is there; call 'ihmt hooks check --pre-receive' from it"}]
+    action = "unchanged" if current == text else "installed"
+    if action == "installed":
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+        target.chmod(0o755)
+    return [{"hook": "pre-receive", "path": str(target), "action": action}]
+
+
 def check_staged(e: Engine) -> list[str]:
-    """Problems with the memories staged for the next commit (front matter, secrets); [] when fine."""
-    problems = []
+    """Problems with what is staged for the next commit (front matter, secrets, the committer's
+    role); [] when fine."""
+    problems = _roles_staged(e)
     tombs = purge.tombstones(e)
     for rel, blob in e.repo.staged():
         purged = tombs.holds(gitlog.blob_hash(blob), blob) if tombs.ids else None
@@ -75,4 +97,27 @@ def check_staged(e: Engine) -> list[str]:
         secret = find_secret(text)  # the whole file: front-matter keys, tags and facts too
         if secret:
             problems.append(f"{rel}: contains what looks like {secret}; remove it before committing")
+    return problems
+
+
+def _roles_staged(e: Engine) -> list[str]:
+    """The staged changes the committer's role (by their git e-mail) does not allow. A broken
+    roles.toml at HEAD refuses everything, except the commit that makes it valid again."""
+    staged = e.repo.staged_changes()
+    if any(p == roles.ROLES_PATH for s, p, _ in staged if s != "D"):
+        try:
+            roles.parse(dict(e.repo.staged()).get(roles.ROLES_PATH, b"").decode("utf-8", "replace"))
+        except BrokenFile as err:
+            return [str(err)]
+    try:
+        e.gate.roles()
+    except BrokenFile as err:
+        return [] if any(p == roles.ROLES_PATH for _, p, _ in staged) else [str(err)]
+    problems = []
+    for status, rel, old in staged:
+        moves = [(old, "move"), (rel, "write")] if status == "R" else [(rel, "delete" if status == "D" else "write")]
+        for path, change in moves:
+            why = e.gate.refusal("commit", "", path, change)
+            if why:
+                problems.append(why)
     return problems

@@ -39,10 +39,11 @@ class GitError(RuntimeError):
     pass
 
 
-def _identity_env() -> dict:
-    """Commits need an author; a fresh machine may have none configured."""
+def _identity_env(top: Path) -> dict:
+    """Commits need an author; a fresh machine may have none configured (asked in the repository:
+    its own config, a clone's user.email, counts)."""
     env = {}
-    probe = subprocess.run(["git", "var", "GIT_COMMITTER_IDENT"], capture_output=True, text=True)
+    probe = subprocess.run(["git", "var", "GIT_COMMITTER_IDENT"], cwd=top, capture_output=True, text=True)
     if probe.returncode != 0:
         env = {"GIT_AUTHOR_NAME": "IHMT Vault", "GIT_AUTHOR_EMAIL": "ihmt@localhost",
                "GIT_COMMITTER_NAME": "IHMT Vault", "GIT_COMMITTER_EMAIL": "ihmt@localhost"}
@@ -118,7 +119,7 @@ class Repo:
         self.prefix = "" if self.prefix == "." else self.prefix
         self.git_dir = Path(self.run("rev-parse", "--absolute-git-dir").strip())
         self._private_index = self.git_dir / "ihmt-index"
-        self._env = {**os.environ, **_identity_env()}
+        self._env = {**os.environ, **_identity_env(self.top)}
         self._reader = None   # a GitPython Repo, opened on the first read of old content
 
     def close(self) -> None:
@@ -345,6 +346,18 @@ class Repo:
                 blob = subprocess.run(["git", "show", f":{name}"], cwd=self.top, capture_output=True, env=self._env)
                 out.append((rel, blob.stdout))
         return out
+
+    def staged_changes(self) -> list[tuple[str, str, str | None]]:
+        """(status A|M|D|R, vault path, old vault path of a rename) of everything staged: what a
+        commit made now would change (renames found, so a move is not a delete)."""
+        out = self.run("diff", "--cached", "--name-status", "-M", "-z", "--", self.prefix or ".")
+        return [(s, self.vault_path(p), self.vault_path(o) if o else None)
+                for s, p, o in _name_status(out) if self.vault_path(p)]
+
+    def author_email(self) -> str:
+        """The e-mail the next commit's author will have (git config or GIT_AUTHOR_EMAIL)."""
+        ident = self.run("var", "GIT_AUTHOR_IDENT", check=False)
+        return ident.partition("<")[2].partition(">")[0].strip()
 
     # -- remotes and merges (sync) ------------------------------------------------------------------
     def _sync_git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -850,3 +863,71 @@ def commits_touching_since(repo: Repo, first: str) -> int:
     parent = repo.run("rev-parse", "-q", "--verify", f"{first}^", check=False).strip()
     args = ["rev-list", "--count", "--all"] + ([f"^{parent}"] if parent else [])
     return int(repo.run(*args).strip() or 0)
+
+
+# -- any repository, bare ones too (the server's pre-receive hook, a CI job's range check) ---------
+def _git_at(where: Path, *args: str, check: bool = True) -> str:
+    """git in a repository given by its folder (a bare one or a work tree); the environment is
+    kept as it is (a pre-receive hook's quarantined objects are found through it)."""
+    r = subprocess.run(["git", "-C", str(where), *args], capture_output=True, text=True)
+    if check and r.returncode != 0:
+        raise GitError(f"git {args[0]} failed: {r.stderr.strip() or r.stdout.strip()}")
+    return r.stdout
+
+
+def _name_status(out: str) -> list[tuple[str, str, str | None]]:
+    """`--name-status -z` output as (status letter, path, old path of a rename or copy)."""
+    fields, changes, i = out.split("\0"), [], 0
+    while i < len(fields) and fields[i]:
+        status = fields[i]
+        if status[0] in "RC":
+            changes.append((status[0], fields[i + 2], fields[i + 1]))
+            i += 3
+        else:
+            changes.append((status[0], fields[i + 1], None))
+            i += 2
+    return changes
+
+
+@dataclass
+class PushedCommit:
+    sha: str
+    author_email: str
+    parents: list[str]
+    trailers: dict[str, list[str]]
+
+
+def new_commits(where: Path, new: str, exclude: list[str]) -> list[str]:
+    """The commits reachable from `new` and from none of `exclude` (rev-list arguments such as
+    "--all" or a commit), oldest first."""
+    return _git_at(where, "rev-list", "--reverse", "--topo-order", new, "--not", *exclude).split()
+
+
+def pushed_commit(where: Path, sha: str) -> PushedCommit:
+    author, parents, body = _git_at(where, "show", "-s", "--format=%ae%x00%P%x00%B", sha).split("\0", 2)
+    return PushedCommit(sha, author.strip(), parents.split(), parse_trailers(body))
+
+
+def commit_changes(where: Path, c: PushedCommit) -> list[tuple[str, str, str | None]]:
+    """What a commit changes: (status A|M|D|R, path, old path). A merge: only the paths whose
+    result differs from every parent (what the merge itself did; each side's commits are their own)."""
+    if len(c.parents) > 1:
+        out = _git_at(where, "diff-tree", "-r", "-c", "--no-commit-id", "--name-status", "-z", c.sha)
+        return [("M", p, None) for _s, p, _o in _name_status(out)]
+    out = _git_at(where, "diff-tree", "-r", "--root", "--no-commit-id", "--name-status", "-M", "-z", c.sha)
+    return _name_status(out)
+
+
+def file_at(where: Path, rev: str, path: str) -> str | None:
+    """A file's text at a revision, or None when it has no such file."""
+    r = subprocess.run(["git", "-C", str(where), "cat-file", "blob", f"{rev}:{path}"], capture_output=True)
+    return r.stdout.decode("utf-8", errors="replace") if r.returncode == 0 else None
+
+
+def resolve_at(where: Path, rev: str) -> str | None:
+    out = _git_at(where, "rev-parse", "-q", "--verify", f"{rev}^{{commit}}", check=False).strip()
+    return out or None
+
+
+def is_ancestor(where: Path, a: str, b: str) -> bool:
+    return subprocess.run(["git", "-C", str(where), "merge-base", "--is-ancestor", a, b]).returncode == 0

@@ -37,6 +37,16 @@ def default_path() -> Path:
     return expand(env) if env else Path.home() / ".ihmt" / "vault"
 
 
+def is_memory_path(rel: str) -> bool:
+    """Whether a vault-relative path names a memory (a rule of names only: the server's check has no files)."""
+    parts = rel.split("/")
+    if not rel.endswith(".md") or parts[-1] == tree.INDEX:
+        return False
+    if any(p.startswith(".") for p in parts):
+        return False
+    return not (len(parts) == 1 and parts[0].lower() in ROOT_DOCS)
+
+
 VAULT_MARK = ".ihmt/config.toml"     # config.CONFIG_PATH (not imported: layout stays below config)
 
 
@@ -72,12 +82,7 @@ class Layout:
         return self.root / rel if rel else self.root
 
     def is_memory_path(self, rel: str) -> bool:
-        parts = rel.split("/")
-        if not rel.endswith(".md") or parts[-1] == tree.INDEX:
-            return False
-        if any(p.startswith(".") for p in parts):
-            return False
-        return not (len(parts) == 1 and parts[0].lower() in ROOT_DOCS)
+        return is_memory_path(rel)
 
     def scan(self, scope: list[str] | None = None, dirs: dict[str, int] | None = None) -> dict[str, tuple[int, int]]:
         """Every memory file on disk (or in `scope`: files and folders) with its (mtime_ns, size);

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import clock, oplog, tree
 from .engine import Engine
-from .errors import BadInput
+from .errors import BadInput, Refused
 from .notes import Memory
 
 
@@ -54,7 +54,10 @@ def show(e: Engine, id_or_path: str, source: str | None = None) -> Memory:
     m = e.get(id_or_path)
     e.recalls.record([m.id])
     if m.folder.split("/")[0] == tree.ARCHIVE and m.id:
-        back = restore(e, m.id, source, why="read in full")
+        try:
+            back = restore(e, m.id, source, why="read in full")
+        except Refused:   # a reader reads it where it is: bringing it back is a write
+            return m
         back.notices.append(f"Restored from the archive to {back.folder}/.")
         return back
     return m
@@ -70,7 +73,10 @@ def recalled_by_search(e: Engine, result):
     if result.archived_fallback and best.folder.split("/")[0] == tree.ARCHIVE:
         seen = e.recalls.all().get(best.id)
         if seen and seen.count >= 2 and _recent(seen.last, e.config.decay_idle_days):
-            back = restore(e, best.id, why="recalled twice")
+            try:
+                back = restore(e, best.id, why="recalled twice")
+            except Refused:   # a reader's search: the answer stays in the archive
+                return result
             best.notices.append(f"Restored from the archive to {back.folder}/.")
             best.path, best.folder = back.path, back.folder
     return result

@@ -37,7 +37,7 @@ from urllib.parse import quote
 
 from . import gitlog, notes, tree
 from .engine import CACHE, Engine
-from .errors import BadInput, NotFound, VaultError
+from .errors import BadInput, NotFound, Refused, VaultError
 from .notes import Memory
 from .results import ForgetReport
 from .text import fold
@@ -304,13 +304,17 @@ def _run(e: Engine, key: str, source: str | None, resumed: bool) -> PurgeReport:
         current = {head[r] for r in map(e.repo.repo_path, copies) if r in head}
         marks = _tombstone_entry(key, ids, set(versions) | current)
         mentions = _mentions(e, head, ids)
-        with e.transaction("edit", f"forget: purged memory {key}",
-                           [("Memory-Id", i) for i in sorted(ids)] + [("Memory-Op", "edit")], source) as tx:
-            for rel in copies:
-                tx.remove(rel)
-            for rel, text in mentions.items():
-                tx.write(rel, text)
-            tx.write(TOMBSTONES, tombstones(e).union(marks).to_text())
+        try:
+            with e.transaction("edit", f"forget: purged memory {key}",
+                               [("Memory-Id", i) for i in sorted(ids)] + [("Memory-Op", "edit")], source) as tx:
+                for rel in copies:
+                    tx.remove(rel)
+                for rel, text in mentions.items():
+                    tx.write(rel, text)
+                tx.write(TOMBSTONES, tombstones(e).union(marks).to_text())
+        except Refused:   # not this member's to purge: nothing happened, nothing left to resume
+            _journal_file(e, key).unlink(missing_ok=True)
+            raise
         report.removed = copies
         j.update(step="rewrite", ids=sorted(ids), removed=copies, versions=sorted(versions))
         _write_journal(e, j)

@@ -78,19 +78,31 @@ def take_in(e: Engine, tx: Transaction, paths: Iterable[str] | None) -> tuple[li
         looked = set(on_disk) | {p for p in known if any(p == s or p.startswith(s + "/") for s in scope)}
     dirty = set(e.repo.dirty(scope)) if scope is None or scope else set()
     candidates = {p for p in looked if p in dirty or on_disk.get(p) != known.get(p)}
+    changes: list[FileChange] = []
+    problems: list[Problem] = []
+
+    def not_allowed(rel: str, change: str = "write") -> bool:
+        """The roles refuse this edit of a person's: reported, left on disk, not committed."""
+        why = tx.allowed(rel, change)
+        if why:
+            problems.append(Problem("refused", rel, f"{rel}: not committed: {why}", repairable=False))
+        return why is not None
+
     for p in dirty:  # a summary edited by hand or brought by git: its folder is regenerated
         if p.endswith(tree.INDEX):
+            if not_allowed(p, "write" if e.layout.abs(p).exists() else "delete"):
+                continue
             tx.folders.add(tree.folder_of(p))
             tx.paths.add(p)
         elif e.layout.is_attachment(p):  # an image, a PDF, Obsidian's settings: kept as they are
             file = e.layout.abs(p)
             if file.is_symlink() or (file.is_file() and file.stat().st_size > MAX_ATTACHMENT):
                 continue  # a link out of the vault, or a file too big for git: left alone
+            if not_allowed(p, "write" if file.exists() else "delete"):
+                continue
             tx.paths.add(p)
     gone = {p for p in candidates if p not in on_disk and e.layout.is_memory_path(p)}
     id_of_gone = {(e.catalog.by_path(p) or {}).get("id"): p for p in gone}
-    changes: list[FileChange] = []
-    problems: list[Problem] = []
     tombs = purge.tombstones(e)
 
     def leave_out(problem: Problem, rel: str) -> None:
@@ -131,6 +143,8 @@ def take_in(e: Engine, tx: Transaction, paths: Iterable[str] | None) -> tuple[li
             fill["id"] = e.catalog.by_path(rel)["id"]  # the id was dropped by an edit: identity stays
         elif not m.id or any(r.path != rel and e.layout.abs(r.path).exists() for r in e.catalog.by_id(m.id)):
             fill["id"] = notes.new_id()  # new by hand, or a copy of another memory
+        if (fill or rel in dirty or old_path) and (not_allowed(rel) or old_path and not_allowed(old_path, "move")):
+            continue
         if fill:
             try:
                 tx.edit(m, fill)
@@ -147,6 +161,8 @@ def take_in(e: Engine, tx: Transaction, paths: Iterable[str] | None) -> tuple[li
             gone.discard(old_path)
         changes.append(FileChange(op, rel, fill.get("id", m.id), m.title, old_path))
     for rel in sorted(gone):
+        if not_allowed(rel, "delete"):
+            continue
         row = e.catalog.by_path(rel) or {}
         tx.paths.add(rel)
         tx.folders.add(tree.folder_of(rel))

@@ -35,6 +35,8 @@ class Transaction:
         self.trailers = list(trailers)
         self.agent = agent
         self.paths: set[str] = set()       # every vault path written or deleted
+        self.written: set[str] = set()     # those this transaction wrote itself (a refusal puts them back)
+        self.checked: set[str] = set()     # those taken in (a person's edit, ...) whose writer's role allows them
         self.folders: set[str] = set()     # folders whose summaries must be regenerated
         self.summaries_written: list[str] = []
         self.reindex_all = False
@@ -46,10 +48,20 @@ class Transaction:
         self._placer: tree.Placer | None = None
         self.known: dict[str, tuple[Memory, list[str]]] = {}   # files this operation wrote, parsed
 
-    def _record(self, rel: str) -> None:
+    def _record(self, rel: str, change: str = "write") -> None:
+        self.e.gate.check(self.op, self.agent, rel, change)   # the roles: `Refused` before the write
+        self.written.add(rel)
         if self._journal:
             self.e.journal.record(rel, self.op, self.subject, self.agent)
         self.paths.add(rel)
+
+    def allowed(self, rel: str, change: str = "write") -> str | None:
+        """Why the roles refuse taking in a change this operation did not write (a person's edit),
+        or None; the caller leaves a refused one out and reports it."""
+        why = self.e.gate.refusal(self.op, self.agent, rel, change)
+        if why is None:
+            self.checked.add(rel)
+        return why
 
     def write(self, rel: str, text: str, expected: bytes | None = None) -> bool:
         """Write a file (journalled first); with `expected`, only if it still holds those bytes."""
@@ -70,14 +82,14 @@ class Transaction:
         os.replace(tmp, dest)
 
     def remove(self, rel: str) -> None:
-        self._record(rel)
+        self._record(rel, "delete")
         self.e.layout.abs(rel).unlink(missing_ok=True)
         self.folders.add(rel.rpartition("/")[0])
 
     def move(self, rel: str, folder: str) -> str:
         name = rel.rpartition("/")[2]
         dest = self.free_name(folder, name.removesuffix(".md"))
-        self._record(rel)
+        self._record(rel, "move")
         self._record(dest)
         self.e.layout.abs(dest).parent.mkdir(parents=True, exist_ok=True)
         os.replace(self.e.layout.abs(rel), self.e.layout.abs(dest))
@@ -180,6 +192,10 @@ class Transaction:
         if not (self.paths or self.folders or self.reindex_all):
             e.journal.clear()
             return
+        if self.merge_parent is None:  # a merge's files came from the other side, whose commits were checked;
+            # and what an operation took in without asking (a repair, a recovery) is asked now
+            for rel in e.repo.dirty(sorted(self.paths - self.written - self.checked)):
+                self.e.gate.check(self.op, self.agent, rel, "write" if self.e.layout.abs(rel).exists() else "delete")
         self._leave_out_secrets()
         if self.paths:
             e.recalls.flush(self.write)  # this machine's recall counts travel with the next commit

@@ -18,7 +18,7 @@ from . import (chunkers, corrections, decay as decay_mod, doctor as doctor_mod, 
 from .config import CONFIG_PATH, Config
 from .draft import check_date
 from .engine import Engine, Progress
-from .errors import BadInput, NotAVault
+from .errors import BadInput, NotAVault, Refused
 from .layout import default_path, expand
 from .notes import Memory
 from .results import (Change, ExportReport, ForgetReport, ImportReport, IngestReport, Problem, RebuildReport,
@@ -105,7 +105,15 @@ class Vault:
         """The composition root's one piece of wiring: decay runs on its own after a write, once a day."""
         e = self.engine
         if e.config.auto_decay:
-            e.after_write = lambda: decay_mod.run(e) if decay_mod.due(e) else None
+            e.after_write = self._decay_if_due
+
+    def _decay_if_due(self) -> None:
+        """Decay after a write, once a day; a member whose role does not cover it leaves it to a maintainer."""
+        if decay_mod.due(self.engine):
+            try:
+                decay_mod.run(self.engine)
+            except Refused:
+                pass
 
     def close(self) -> None:
         """Release the caches and git's helper processes (the vault stays as it is on disk)."""
