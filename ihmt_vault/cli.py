@@ -135,11 +135,13 @@ def init(vault_path, as_json, path, title):
 @click.option("--replaces", help="A few words describing the memory this one corrects (found by search).")
 @click.option("--fact", "facts", multiple=True, metavar="SUBJECT.ATTRIBUTE=VALUE",
               help="Record a fact, e.g. user.location=Valencia (repeatable; default: extracted from the text).")
-def save(v, as_json, text, title, topic, date, tags, type_, source, pinned, supersedes, replaces, facts):
+@click.option("--in", "in_vault", metavar="NAME", help="Save to the mounted vault NAME (default: this vault, or the mount "
+                                                       "whose name the topic starts with).")
+def save(v, as_json, text, title, topic, date, tags, type_, source, pinned, supersedes, replaces, facts, in_vault):
     """Save a memory: TEXT (the rest of the line, no quotes needed), or - to read it from stdin. One commit."""
     text = sys.stdin.read() if text == ("-",) else " ".join(text)
     m = v.save(text, title=title, topic=topic, date=date, tags=tags or (), type=type_, source=source,
-               pinned=pinned, supersedes=supersedes, replaces=replaces, facts=_parse_facts(facts))
+               pinned=pinned, supersedes=supersedes, replaces=replaces, facts=_parse_facts(facts), vault=in_vault)
 
     def human():
         out.print(f"saved {_memory_line(m)}", markup=False)
@@ -490,9 +492,11 @@ def stats(v, as_json):
 @click.option("--level", type=click.IntRange(0, 6), help="Search only this depth of the tree.")
 @click.option("--full", is_flag=True, help="Ids, paths and excerpts for every hit.")
 @click.option("--as-of", "as_of", metavar="DATE", help="Answer as things stood on DATE (YYYY-MM-DD, or yesterday, 'last May'...).")
-def search(v, as_json, query, k, clue, under, level, full, as_of):
-    """Search the vault: QUERY is the rest of the line (no quotes needed); a compact answer within the token budget."""
-    r = v.search(" ".join(query), k=k, clue=clue, under=under, level=level, detail="full" if full else "compact", as_of=as_of)
+@click.option("--in", "in_vault", metavar="NAME", help="Only the mounted vault NAME ('private': only this one; default: all).")
+def search(v, as_json, query, k, clue, under, level, full, as_of, in_vault):
+    """Search the vault and its mounted vaults: QUERY is the rest of the line (no quotes needed); a compact answer within the token budget."""
+    r = v.search(" ".join(query), k=k, clue=clue, under=under, level=level, detail="full" if full else "compact",
+                 as_of=as_of, vault=in_vault)
     _emit(as_json, r.to_dict(), lambda: click.echo(r.render("full" if full else "compact")))
 
 
@@ -705,17 +709,70 @@ def sync(v, as_json, remote, show_status):
             f"{s.remote}/{s.branch}: {s.ahead} ahead, {s.behind} behind, {s.pending} pending edits", markup=False))
         return
     r = v.sync(remote)
+    mounted = v.sync_mounts() if remote is None else []
+
+    def report(r, prefix=""):
+        for c in r.committed:
+            out.print(f"{prefix}committed {c.op} {c.path}", markup=False)
+        if r.pulled:
+            out.print(f"{prefix}pulled {r.pulled} commits from {r.remote}/{r.branch}", markup=False)
+        for notice in r.conflicts:
+            out.print(f"{prefix}notice: {notice}", markup=False)
+        out.print(f"{prefix}pushed to {r.remote}/{r.branch}" if r.pushed else f"{prefix}nothing pushed", markup=False)
 
     def human():
-        for c in r.committed:
-            out.print(f"committed {c.op} {c.path}", markup=False)
-        if r.pulled:
-            out.print(f"pulled {r.pulled} commits from {r.remote}/{r.branch}", markup=False)
-        for notice in r.conflicts:
-            out.print(f"notice: {notice}", markup=False)
-        out.print(f"pushed to {r.remote}/{r.branch}" if r.pushed else "nothing pushed", markup=False)
+        report(r)
+        for name, m in mounted:
+            report(m, f"{name}: ") if not isinstance(m, str) else err.print(f"{name}: not synced: {m}", markup=False)
 
-    _emit(as_json, r.to_dict(), human)
+    _emit(as_json, {**r.to_dict(), "mounts": {n: (m if isinstance(m, str) else m.to_dict()) for n, m in mounted}},
+          human)
+
+
+# -- mounts ---------------------------------------------------------------------------------------
+@main.group(name="mount")
+def mount_group():
+    """Several vaults at once: mount a team's shared vault beside your private one; search and the brief span them all, a save goes where its topic or --in says."""
+
+
+@command(mount_group, name="add")
+@click.argument("name")
+@click.argument("path")
+@click.option("--remote", help="Clone the shared vault from this git URL when PATH does not exist yet.")
+def mount_add(v, as_json, name, path, remote):
+    """Mount the vault at PATH as NAME (topics starting with NAME/ are saved there); one config commit."""
+    m = v.mount(name, path, remote)
+    _emit(as_json, {"name": m.name, "path": m.path, "remote": m.remote},
+          lambda: out.print(f"mounted {m.name}: {m.path}", markup=False))
+
+
+@command(mount_group, name="list")
+def mount_list(v, as_json):
+    """List the mounted vaults: name, path, remote, and whether each opens."""
+    rows = []
+    for m in v.mounts.declared.values():
+        try:
+            v.mounts.get(m.name)
+            state = "ok"
+        except VaultError as e:
+            state = str(e)
+        rows.append({"name": m.name, "path": m.path, "remote": m.remote, "state": state})
+
+    def human():
+        for r in rows:
+            out.print(f"{r['name']}  {r['path']}  {r['remote'] or '-'}  {r['state']}", markup=False)
+        if not rows:
+            out.print("no mounts", markup=False)
+
+    _emit(as_json, rows, human)
+
+
+@command(mount_group, name="remove")
+@click.argument("name")
+def mount_remove(v, as_json, name):
+    """Unmount NAME (its folder and vault are left as they are); one config commit."""
+    v.unmount(name)
+    _emit(as_json, {"removed": name}, lambda: out.print(f"unmounted {name}", markup=False))
 
 
 @main.group()

@@ -7,6 +7,7 @@ silently falls back to a default.
 from __future__ import annotations
 
 import math
+import re
 import sys
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -21,6 +22,26 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 CONFIG_PATH = ".ihmt/config.toml"
+_MOUNT_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+
+
+@dataclass(frozen=True)
+class Mount:
+    """A shared vault this one mounts (`[[mount]]` in config.toml): its name is also the topic
+    prefix that sends a save there (`team/infra` → the `team` vault's `infra/`)."""
+
+    name: str
+    path: str                    # absolute, `~/…`, or relative to this vault's root
+    remote: str | None = None    # where to clone it from when the path does not exist yet
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not _MOUNT_NAME.match(self.name):
+            raise BadInput(f"{CONFIG_PATH}: mount name {self.name!r} must be a short lowercase word "
+                           f"(letters, digits, - or _)")
+        if not isinstance(self.path, str) or not self.path.strip() or "\0" in self.path:
+            raise BadInput(f"{CONFIG_PATH}: mount {self.name}: path must be a folder path")
+        if self.remote is not None and (not isinstance(self.remote, str) or not self.remote.strip()):
+            raise BadInput(f"{CONFIG_PATH}: mount {self.name}: remote must be a git URL")
 
 
 @dataclass(frozen=True)
@@ -43,6 +64,7 @@ class Config:
     archive_expiry_days: int = 0          # archived memories unrecalled this long are deleted (0: never)
     auto_decay: bool = True               # decay runs on its own at most once a day, with a write
     site_raw_html: bool = False           # the site keeps a memory's raw HTML (a person's offline use only)
+    mounts: tuple = ()                    # `[[mount]]` tables: shared vaults searched with this one (Mount)
 
     def __post_init__(self):
         for f in fields(self):
@@ -61,6 +83,9 @@ class Config:
         for name in ("decay_idle_days", "decay_grace_days", "max_live", "archive_expiry_days"):
             if getattr(self, name) < 0:
                 raise BadInput(f"{CONFIG_PATH}: {name} must not be negative")
+        names = [m.name for m in self.mounts]
+        if len(names) != len(set(names)):
+            raise BadInput(f"{CONFIG_PATH}: two [[mount]] tables have the same name")
         for name in ("brief_tokens", "search_tokens"):
             if getattr(self, name) < 100:
                 raise BadInput(f"{CONFIG_PATH}: {name} must be at least 100")
@@ -77,8 +102,8 @@ class Config:
         section = raw.get("vault", {})
         if not isinstance(section, dict):
             raise BadInput(f"{path}: [vault] must be a table of settings")
-        known = {f.name: f.type for f in fields(cls)}
-        values = {}
+        known = {f.name: f.type for f in fields(cls) if f.name != "mounts"}
+        values: dict = {"mounts": _mounts(raw.get("mount", []), path)}
         for key, value in section.items():
             if key not in known:
                 raise BadInput(f"{path}: unknown setting [vault].{key}; known: {', '.join(known)}")
@@ -100,6 +125,34 @@ class Config:
         table = tomlkit.table()
         for f in fields(self):
             value = getattr(self, f.name)
-            table.add(f.name, list(value) if isinstance(value, tuple) else value)
+            if f.name != "mounts":
+                table.add(f.name, list(value) if isinstance(value, tuple) else value)
         doc.add("vault", table)
+        if self.mounts:
+            doc.add("mount", mounts_toml(self.mounts))
         return tomlkit.dumps(doc)
+
+
+def mounts_toml(mounts) -> tomlkit.items.AoT:
+    aot = tomlkit.aot()
+    for m in mounts:
+        t = tomlkit.table()
+        t.add("name", m.name)
+        t.add("path", m.path)
+        if m.remote:
+            t.add("remote", m.remote)
+        aot.append(t)
+    return aot
+
+
+def _mounts(raw, path: Path) -> tuple:
+    if not isinstance(raw, list) or not all(isinstance(t, dict) for t in raw):
+        raise BadInput(f"{path}: mount must be [[mount]] tables with name, path and an optional remote")
+    out = []
+    for t in raw:
+        unknown = set(t) - {"name", "path", "remote"}
+        if unknown or "name" not in t or "path" not in t:
+            raise BadInput(f"{path}: a [[mount]] needs name and path (and may have remote); "
+                           f"{'unknown: ' + ', '.join(sorted(unknown)) if unknown else 'one is missing'}")
+        out.append(Mount(t["name"], t["path"], t.get("remote")))
+    return tuple(out)

@@ -64,6 +64,12 @@ def init_repo(path: Path) -> None:
     subprocess.run(["git", "-C", str(path), "config", "core.splitIndex", "true"], check=True, capture_output=True)
 
 
+def clone(url: str, dest: Path) -> str | None:
+    """Clone a repository; None, or git's own reason (its last line) when it failed."""
+    r = subprocess.run(["git", "clone", "-q", url, str(dest)], capture_output=True, text=True)
+    return None if r.returncode == 0 else (r.stderr.strip().splitlines() or ["git clone failed"])[-1]
+
+
 def parse_trailers(message: str) -> dict[str, list[str]]:
     """Trailers of the message's last paragraph: {"Memory-Id": [...], "Memory-Op": ["save"]}."""
     paragraphs = message.strip().split("\n\n")

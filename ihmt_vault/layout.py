@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import tree
+from . import notes, tree
 from .errors import BadInput
 
 # Files at the vault root that are documentation, not memories.
@@ -176,3 +176,30 @@ class Layout:
             if "/" in ref or p.is_absolute():
                 raise BadInput(f"{ref}: is outside the vault {self.root}; give a path inside it") from None
             return None
+
+
+GITIGNORE = (".ihmt/cache/\n.ihmt/vault.lock\n"
+             "# Obsidian: per-device window state stays here; its settings (.obsidian/*.json) travel\n"
+             ".obsidian/workspace*\n.trash/\n")
+# Generated summaries: collapsed in diffs on git hosts, never a merge conflict (regenerated after merges).
+GITATTRIBUTES = ("# Generated summaries: collapsed in diffs, regenerated after merges (ihmt sync).\n"
+                 "index.md linguist-generated=true merge=ihmt-summary\n")
+
+
+def write_vault_files(root: Path, extra: dict[str, str]) -> list[str]:
+    """A new vault's own files (`extra`, `.gitignore`, `.gitattributes`), never over one that
+    exists; an existing `.gitignore` gets the lines it lacks. Returns what was written."""
+    written = []
+    for rel, text in (*extra.items(), (".gitignore", GITIGNORE), (".gitattributes", GITATTRIBUTES)):
+        file = root / rel
+        if not file.exists():
+            notes.write_atomic(file, text)
+            written.append(rel)
+        elif rel == ".gitignore":
+            have = file.read_text(encoding="utf-8", errors="replace")
+            missing = [line for line in GITIGNORE.splitlines() if line and not line.startswith("#")
+                       and line not in have.splitlines()]
+            if missing:
+                notes.write_atomic(file, have.rstrip("\n") + "\n" + "\n".join(missing) + "\n")
+                written.append(rel)
+    return written

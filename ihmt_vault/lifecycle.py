@@ -7,6 +7,7 @@ to them when nothing live answers); a pinned (core) memory is never archived.
 from __future__ import annotations
 
 from . import clock, oplog, tree
+from .draft import check_date
 from .engine import Engine
 from .errors import BadInput, Refused
 from .notes import Memory
@@ -61,6 +62,19 @@ def show(e: Engine, id_or_path: str, source: str | None = None) -> Memory:
         back.notices.append(f"Restored from the archive to {back.folder}/.")
         return back
     return m
+
+
+def search(e: Engine, query: str, k: int = 10, clue: str | None = None, level: int | None = None,
+           under: str | None = None, detail: str = "compact", as_of: str | None = None):
+    """One vault's answer to a query, counted as a recall of the memory it answers with."""
+    if not isinstance(query, str) or not query.strip():
+        raise BadInput("the query is empty; say what to look for")
+    if under:
+        under = tree.clean_topic(under, e.config.max_depth)
+    day = check_date(as_of, "--as-of ") if as_of else None
+    result = e.search(query, k=k, clue=clue, level=level, under=under, detail=detail,
+                      budget_tokens=e.config.search_tokens, as_of=day)
+    return recalled_by_search(e, result)
 
 
 def recalled_by_search(e: Engine, result):

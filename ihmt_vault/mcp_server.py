@@ -100,6 +100,7 @@ class Tools:
         clue: Annotated[str | None, Field(description="A word telling AMBIGUOUS candidates apart")] = None,
         detail: Annotated[Literal["compact", "full"], Field(description="full adds ids, paths, excerpts")] = "compact",
         under: Annotated[str | None, Field(description="Only this topic folder, e.g. work/infrastructure")] = None,
+        vault: Annotated[str | None, Field(description="Only this mounted vault (default: all)")] = None,
         ctx: Context | None = None,
     ) -> str:
         """Search long-term memory. Call before answering anything that may depend on earlier
@@ -108,7 +109,7 @@ class Tools:
         several candidates; ask the user which one, then call again with clue. NOT FOUND: nothing
         relevant; don't guess."""
         def run() -> str:
-            r = self.v.search(query, clue=clue, under=under or None, detail=detail)
+            r = self.v.search(query, clue=clue, under=under or None, detail=detail, vault=vault)
             text = r.render(detail)
             if r.status == "ambiguous":
                 ids = ", ".join(f"{n}. {c.id}" for n, c in enumerate(r.candidates, 1) if c.id)
@@ -170,6 +171,7 @@ class Tools:
         type: Literal[TYPES] | None = None,  # type: ignore[valid-type]
         replaces: Annotated[str | None, Field(description="A few words describing the memory this corrects; "
                                                           "it is marked OUTDATED")] = None,
+        vault: Annotated[str | None, Field(description="A mounted vault to save to (default: private)")] = None,
         ctx: Context | None = None,
     ) -> str:
         """Save a durable memory (one git commit). Never save secrets (passwords, keys, tokens): they
@@ -177,7 +179,7 @@ class Tools:
         relay any notice (a contradiction, what was replaced) to the user."""
         def run() -> str:
             m = self.v.save(content, title=title, topic=topic, date=date, tags=tags or (), type=type,
-                            source=agent_name(ctx), replaces=replaces)
+                            source=agent_name(ctx), replaces=replaces, vault=vault)
             lines = [f'Saved "{m.title}" in {m.folder or "/"}/ (id {m.id}, path {m.path}).']
             lines += [f"Notice for the user: {n}" for n in m.notices]
             return "\n".join(lines)

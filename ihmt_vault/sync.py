@@ -89,6 +89,18 @@ def status(e: Engine, remote: str | None = None) -> SyncStatus:
     return SyncStatus(name, branch, ahead, behind, len(pending), exists)
 
 
+def sync_each(vaults: list, agent: str = "sync") -> list:
+    """Sync several vaults (mounts: (name, Vault)) each with its own remote; a failure of one is
+    its line in the answer, never a reason to skip the others."""
+    out = []
+    for name, v in vaults:
+        try:
+            out.append((name, sync(v.engine, None, agent)))
+        except VaultError as err:
+            out.append((name, str(err)))
+    return out
+
+
 def sync(e: Engine, remote: str | None = None, agent: str = "sync") -> SyncReport:
     name = _remote(e, remote)
     branch = _branch(e)

@@ -13,28 +13,21 @@ from typing import Callable, Iterable
 
 from . import (chunkers, corrections, decay as decay_mod, doctor as doctor_mod, export as export_mod, githooks, gitlog,
                history as history_mod, ingest as ingest_mod, levels, lifecycle, notes, purge as purge_mod,
-               reconcile as reconcile_mod, saving,
-               sync as sync_mod, timeline, tree)
-from .config import CONFIG_PATH, Config
-from .draft import check_date
+               mounts as mounts_mod, reconcile as reconcile_mod, saving, sync as sync_mod, timeline)
+from .config import CONFIG_PATH, Config, Mount
 from .engine import Engine, Progress
 from .errors import BadInput, NotAVault, Refused
+from . import layout
 from .layout import default_path, expand
 from .notes import Memory
 from .results import (Change, ExportReport, ForgetReport, ImportReport, IngestReport, Problem, RebuildReport,
                       ReconcileReport, SyncReport, SyncStatus,
                       UndoReport)
 
-GITIGNORE = (".ihmt/cache/\n.ihmt/vault.lock\n"
-             "# Obsidian: per-device window state stays here; its settings (.obsidian/*.json) travel\n"
-             ".obsidian/workspace*\n.trash/\n")
-# Generated summaries: collapsed in diffs on git hosts, never a merge conflict (regenerated after merges).
-GITATTRIBUTES = ("# Generated summaries: collapsed in diffs, regenerated after merges (ihmt sync).\n"
-                 "index.md linguist-generated=true merge=ihmt-summary\n")
-
 class Vault:
     def __init__(self, engine: Engine):
         self.engine = engine
+        self.mounts = mounts_mod.Mounts(engine.root, engine.config.mounts, Vault.open)   # opened when used
         self._wire()
 
     # -- opening ----------------------------------------------------------------------------------
@@ -58,20 +51,7 @@ class Vault:
         root = root.resolve()
         if own_repo or gitlog.work_tree_of(root) is None:
             gitlog.init_repo(root)
-        written = []
-        for rel, text in ((CONFIG_PATH, config.to_toml()), (".gitignore", GITIGNORE),
-                          (".gitattributes", GITATTRIBUTES)):
-            file = root / rel
-            if not file.exists():
-                notes.write_atomic(file, text)
-                written.append(rel)
-            elif rel == ".gitignore":
-                have = file.read_text(encoding="utf-8", errors="replace")
-                missing = [line for line in GITIGNORE.splitlines() if line and not line.startswith("#")
-                           and line not in have.splitlines()]
-                if missing:
-                    notes.write_atomic(file, have.rstrip("\n") + "\n" + "\n".join(missing) + "\n")
-                    written.append(rel)
+        written = layout.write_vault_files(root, {CONFIG_PATH: config.to_toml()})
         e = Engine(root, config)
         sync_mod.configure(e)
         githooks.install(e)
@@ -117,6 +97,7 @@ class Vault:
 
     def close(self) -> None:
         """Release the caches and git's helper processes (the vault stays as it is on disk)."""
+        self.mounts.close()
         self.engine.close()
 
     def __enter__(self):
@@ -183,29 +164,23 @@ class Vault:
         """A folder's summary (its index.md): one level of the tree, to drill down from."""
         return levels.read_folder(self.engine, folder)
 
-    def brief(self, budget_tokens: int | None = None, recent: int = 8) -> str:
-        """The top level for the start of a session: topics, pinned and recent memories, within a budget.
-
-        One line per top-level topic (count, keywords, "[+N]" for what lies below), every pinned
-        memory, then the most recent ones. Cut to `budget_tokens` (chars/4) whatever the vault size.
-        """
-        return levels.brief(self.engine, budget_tokens, recent)
+    def brief(self, budget_tokens: int | None = None) -> str:
+        """The top level for a session's start (pinned; per topic the newest and most recalled, the
+        rest as a count), the mounted vaults' too, within `budget_tokens` (chars/4) whatever the size."""
+        return levels.brief(self.engine, budget_tokens, mounts=self.mounts.engines())
 
     def search(self, query: str, k: int = 10, clue: str | None = None, level: int | None = None,
-               under: str | None = None, detail: str = "compact", as_of: str | None = None):
-        """Search the vault (see `ihmt_vault.search`); `as_of` answers as things stood on that day."""
-        if not isinstance(query, str) or not query.strip():
-            raise BadInput("the query is empty; say what to look for")
-        if under:
-            under = tree.clean_topic(under, self.config.max_depth)
-        day = check_date(as_of, "--as-of ") if as_of else None
-        result = self.engine.search(query, k=k, clue=clue, level=level, under=under, detail=detail,
-                                    budget_tokens=self.config.search_tokens, as_of=day)
-        return lifecycle.recalled_by_search(self.engine, result)
+               under: str | None = None, detail: str = "compact", as_of: str | None = None,
+               vault: str | None = None):
+        """Search this vault and every mounted one, or only `vault` (see `ihmt_vault.search`);
+        `as_of` answers as things stood on that day. A mounted hit names its vault."""
+        return mounts_mod.search(self, lambda v: lifecycle.search(v.engine, query, k, clue, level, under, detail,
+                                                                  as_of), vault)
 
     def read(self, id_or_path: str, level: int, source: str | None = None) -> tuple[Memory, str]:
         """A memory down to `level` (1-5) of its nested entries, `[+N →]` where they are cut (a recall)."""
-        return levels.read(self.engine, id_or_path, level, source)
+        owner, ref = mounts_mod.locate(self, id_or_path)
+        return levels.read(owner.engine, ref, level, source)
 
     def append(self, id_or_path: str, content: str, under: str | None = None, source: str | None = None) -> Memory:
         """Add entries (tab-indented lines are deeper levels) under the entry at `under` (e.g. "2.1"),
@@ -215,7 +190,8 @@ class Vault:
     def show(self, id_or_path: str, source: str | None = None) -> Memory:
         """A memory read in full by a person or an agent: counted as a recall, and brought back from
         the archive if it was there (one `restore` commit, with a notice)."""
-        return lifecycle.show(self.engine, id_or_path, source)
+        owner, ref = mounts_mod.locate(self, id_or_path)   # a mounted vault's memory is read there
+        return lifecycle.show(owner.engine, ref, source)
 
     def facts(self, subject: str | None = None, at: str | None = None) -> list[timeline.Timeline]:
         """Every fact's timeline (oldest value first), or one subject's; with `at`, as of that day."""
@@ -229,8 +205,10 @@ class Vault:
     def save(self, text: str, title: str | None = None, topic: str | None = None, date: str | None = None,
              tags: Iterable[str] = (), type: str | None = None, source: str | None = None,
              pinned: bool = False, supersedes: Iterable[str] = (), replaces: str | None = None,
-             facts: list[dict] | None = None) -> Memory:
+             facts: list[dict] | None = None, vault: str | None = None) -> Memory:
         """Save one memory; it is filed under `topic`, or where it fits best. One commit.
+
+        It goes to this vault unless `vault` names a mount or `topic` starts with one's name.
 
         `supersedes` names the ids this memory corrects; `replaces` describes the memory it corrects
         in a few words, found by search: one clear match is marked outdated, several are listed in
@@ -239,8 +217,11 @@ class Vault:
         contradicts the current value of its timeline outdates the memory that stated it, with a
         notice; repeating a value is a confirmation.
         """
-        return saving.save(self.engine, text, title, topic, date, tags, type, source, pinned, supersedes,
-                           replaces, facts)
+        mount, topic = self.mounts.for_save(topic, vault)
+        m = saving.save(self.mounts.get(mount).engine if mount else self.engine, text, title, topic, date, tags,
+                        type, source, pinned, supersedes, replaces, facts)
+        m.notices[:0] = [f"Saved in the mounted vault {mount!r}."] if mount else []
+        return m
 
     def save_many(self, items: list[dict], source: str | None = None, progress: Progress | None = None) -> list[Memory]:
         """Save many memories as one commit (`Memory-Op: import`); ids in the order given."""
@@ -340,6 +321,18 @@ class Vault:
     def sync(self, remote: str | None = None, agent: str = "sync") -> SyncReport:
         """Commit pending edits, pull (merging without conflicts to resolve), push."""
         return sync_mod.sync(self.engine, remote, agent)
+
+    def sync_mounts(self, agent: str = "sync") -> list[tuple[str, SyncReport | str]]:
+        """Sync each mounted vault with its own remote: (name, its report, or why it could not)."""
+        return sync_mod.sync_each(self.mounts.available(), agent) + list(self.mounts.problems.items())
+
+    def mount(self, name: str, path: str, remote: str | None = None) -> Mount:
+        """Mount a shared vault (cloned from `remote` when `path` does not exist); one config commit."""
+        return mounts_mod.add(self.engine, self.mounts, name, path, remote)
+
+    def unmount(self, name: str) -> None:
+        """Forget a mount; its folder is left as it is. One config commit."""
+        mounts_mod.remove(self.engine, self.mounts, name)
 
     def sync_status(self, remote: str | None = None) -> SyncStatus:
         """How far ahead of and behind the remote the vault is, and how many edits are pending."""

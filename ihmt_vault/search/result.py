@@ -25,6 +25,7 @@ class Hit:
     body: str = ""                                    # full text (for the best hit's rendering)
     folder: str = ""
     via: str = "flat"                                 # "descent" | "flat" | "both"
+    vault: str = ""                                   # the mounted vault it lives in ("": this one)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -77,7 +78,7 @@ def _one_line(text: str, limit: int) -> str:
 
 
 def _where(h: Hit) -> str:
-    return (h.folder + "/") if h.folder else "/"
+    return (f"{h.vault}:" if h.vault else "") + ((h.folder + "/") if h.folder else "/")
 
 
 def _line(h: Hit, detail: str, width: int) -> str:
@@ -129,7 +130,8 @@ def render(res: SearchResult, detail: str = "compact", budget_tokens: int = 900)
         head += f" [{best.status.upper()}]"
     lines.append(head)
     trail = " › ".join(best.trail) if best.trail else "/"
-    lines.append(f"path: {best.path}" + (f"  id: {best.id}" if detail == "full" else "") + f"  (in {trail})")
+    where = f"{best.vault}:" if best.vault else ""
+    lines.append(f"path: {where}{best.path}" + (f"  id: {best.id}" if detail == "full" else "") + f"  (in {trail})")
     for n in best.notices:
         lines.append(n)
     tail: list[str] = []
