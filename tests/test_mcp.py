@@ -82,7 +82,7 @@ def test_tools_list_is_small_and_every_tool_answers(vault_path):
             assert by_name["save_memory"].annotations.destructive_hint is False
             assert by_name["search_memory"].input_schema["required"] == ["query"]
             assert set(by_name["save_memory"].input_schema["properties"]) == {
-                "content", "title", "topic", "date", "tags", "type", "replaces"}
+                "content", "title", "topic", "date", "tags", "type", "replaces", "vault"}
             assert by_name["read_memory"].input_schema["required"] == ["id_or_path"]
 
             # an empty vault: a brief, and a search that says what to do next
