@@ -32,7 +32,8 @@ VERSION = 1
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing|__tests__|spec)(?:/|$)|(?:^|/)test_[^/]*$|_test\.\w+$|"
                         r"(?:Test|Tests|Spec)\.\w+$|\.(?:test|spec)\.\w+$")
 K1, B = 1.2, 0.75
-TIE = 0.97          # the second best within 3% of the best: AMBIGUOUS
+TIE = 0.99          # the second best within 1% of the best: AMBIGUOUS
+WEIGHTS = (1.0, 0.5, 1.0)   # name, path, code: each field normalised by its own length
 
 
 @dataclass
@@ -82,6 +83,7 @@ class Project:
         self.file = index_dir(self.root, home) / "index.json"
         self.entries: dict[str, Entry] = {}
         self.changed = 0     # files re-cut by the last sync
+        self._terms: dict[tuple, tuple] = {}   # a symbol's analysed fields, while its file is unchanged
 
     # -- the index --------------------------------------------------------------------------------
     def _load(self) -> dict[str, Entry]:
@@ -177,8 +179,12 @@ class Project:
                 docs.append((e, s))
         if not docs:
             return Found("not_found", text=f"NOT FOUND: no code symbols in {prefix or self.root.name}")
-        texts = self._symbol_texts(docs)
-        scores = _bm25(terms, texts)
+        fields = self._symbol_fields(docs)
+        # BM25F-like: each field normalised by its own length, so a long method is not drowned by
+        # the short ones whose name happens to match
+        scores = [sum(w * x for w, x in zip(WEIGHTS, parts))
+                  for parts in zip(*(_bm25(terms, [f[i] for f in fields]) for i in range(3)))]
+        texts = [a + b + c for a, b, c in fields]
         named = {f for f in {e.path for e, _ in docs} if _names_file(query, f)}
         clue_terms = set(analyze(clue)) if clue else set()
         ranked = []
@@ -202,17 +208,19 @@ class Project:
             return Found("ambiguous", [(e, s, sc) for sc, e, s in tied], "\n".join(lines))
         return self._answer(ranked, max_tokens)
 
-    def _symbol_texts(self, docs) -> list[list[str]]:
-        """Each symbol's terms: its name three times and its file twice (they say most), its code."""
+    def _symbol_fields(self, docs) -> list[tuple[list[str], list[str], list[str]]]:
+        """Each symbol's terms by field: its name (and enclosing class), its file's path, its code."""
         cache: dict[str, list[str]] = {}
         out = []
         for e, s in docs:
-            if e.path not in cache:
-                text, _ = sources.read_text(self.root / e.path)
-                cache[e.path] = (text or "").split("\n")
-            body = "\n".join(cache[e.path][s.first - 1:s.last])
-            name = s.name.split(":", 1)[-1]
-            out.append(analyze(f"{name} {name} {name} {s.header}") + analyze(e.path) * 2 + analyze(body))
+            key = (e.path, e.sha, s.name, s.first)
+            if key not in self._terms:
+                if e.path not in cache:
+                    text, _ = sources.read_text(self.root / e.path)
+                    cache[e.path] = (text or "").split("\n")
+                body = "\n".join(cache[e.path][s.first - 1:s.last])
+                self._terms[key] = (analyze(f"{s.name.split(':', 1)[-1]} {s.header}"), analyze(e.path), analyze(body))
+            out.append(self._terms[key])
         return out
 
     def _answer(self, ranked, max_tokens: int) -> Found:
