@@ -55,6 +55,14 @@ def line_offsets(text: str) -> list[int]:
     return [0] + [m.end() for m in re.finditer("\n", text) if m.end() < len(text)]
 
 
+def lines_of(text: str):
+    """(offset, line without its newline) for each line."""
+    offsets = line_offsets(text)
+    for n, at in enumerate(offsets):
+        end = offsets[n + 1] if n + 1 < len(offsets) else len(text)
+        yield at, text[at:end].rstrip("\n")
+
+
 def pack(text: str, starts: list[Start], limit: int) -> list[Chunk]:
     """Blocks (from each start to the next) packed into chunks of at most `limit` characters."""
     if not text:
@@ -140,11 +148,8 @@ class NarrativeChunker:
 
     def chunk(self, text: str, limit: int = LIMIT) -> list[Chunk]:
         starts: list[Start] = []
-        offsets = line_offsets(text)
         blank = True
-        for n, at in enumerate(offsets):
-            end = offsets[n + 1] if n + 1 < len(offsets) else len(text)
-            line = text[at:end].rstrip("\n")
+        for at, line in lines_of(text):
             if not line.strip():
                 blank = True
                 continue
@@ -187,13 +192,7 @@ class JournalChunker:
     change of date always starts a chunk. Each chunk carries its entries' date."""
 
     def chunk(self, text: str, limit: int = LIMIT) -> list[Chunk]:
-        starts: list[Start] = []
-        offsets = line_offsets(text)
-        for n, at in enumerate(offsets):
-            end = offsets[n + 1] if n + 1 < len(offsets) else len(text)
-            day = entry_date(text[at:end])
-            if day:
-                starts.append(Start(at, date=day))
+        starts = [Start(at, date=day) for at, line in lines_of(text) if (day := entry_date(line))]
         return pack(text, starts, limit)
 
 
@@ -210,11 +209,8 @@ class ProcessChunker:
 
     def chunk(self, text: str, limit: int = LIMIT) -> list[Chunk]:
         starts: list[Start] = []
-        offsets = line_offsets(text)
         blank, in_list = True, False
-        for n, at in enumerate(offsets):
-            end = offsets[n + 1] if n + 1 < len(offsets) else len(text)
-            line = text[at:end].rstrip("\n")
+        for at, line in lines_of(text):
             if not line.strip():
                 blank = True
                 continue

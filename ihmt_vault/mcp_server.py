@@ -78,12 +78,11 @@ def _cut(text: str, tokens: int, more: str) -> str:
     return head.rstrip() + "\n" + more
 
 
-class Tools:
-    """The tool functions, bound to one open vault. Vault calls are serialized: the SDK runs each
-    synchronous tool on a worker thread, and a `Vault` is used by one thread at a time."""
+class _Serialized:
+    """Tool calls one at a time: the SDK runs each synchronous tool on a worker thread, and a
+    `Vault` (or a session's state) is used by one thread at a time. A `VaultError` is a tool error."""
 
-    def __init__(self, vault: Vault):
-        self.v = vault
+    def __init__(self):
         self._lock = threading.Lock()
 
     def _call(self, fn: Callable[[], str]) -> str | CallToolResult:
@@ -92,6 +91,14 @@ class Tools:
                 return fn()
         except VaultError as e:
             return _error(e)
+
+
+class Tools(_Serialized):
+    """The memory tools, bound to one open vault."""
+
+    def __init__(self, vault: Vault):
+        super().__init__()
+        self.v = vault
 
     # -- reading ----------------------------------------------------------------------------------
     def search_memory(
@@ -289,24 +296,17 @@ def _tidy_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-class CodeTools:
+class CodeTools(_Serialized):
     """The `project` and `session` toolsets: a project's map and symbols, re-reads that cost a few
     tokens, a scratchpad and log digests — state kept in this process, per `session_id`. They are
     opt-in (`ihmt mcp --tools memory,project,session`): listed tools cost tokens in every
     conversation, and an agent that batches grep and sed gains little from them."""
 
     def __init__(self, root: Path | None = None):
+        super().__init__()
         self.root = (root or Path.cwd()).resolve()
         self.projects: dict[Path, Project] = {}
         self.sessions: dict[str, Session] = {}
-        self._lock = threading.Lock()
-
-    def _call(self, fn: Callable[[], str]) -> str | CallToolResult:
-        try:
-            with self._lock:
-                return fn()
-        except VaultError as e:
-            return _error(e)
 
     def _project(self, path: str) -> Project:
         root = (self.root / Path(path).expanduser()).resolve() if path else self.root
