@@ -163,6 +163,12 @@ def shape(v: Vault, folders: list[str], labels: list[str], titles: list[str], br
             continue
         section = t.most_common(1)[0][0].rpartition("/")[2]
         matches += bool(words(leaf_names[f].replace("-", " ")) & words(section))
+    below: dict[str, Counter] = defaultdict(Counter)   # every folder: the sections of all memories under it
+    for f, l in zip(folders, labels):
+        for p in _prefixes(f) if f else []:
+            below[p][l] += 1
+    all_matches = sum(bool(words(p.rpartition("/")[2].replace("-", " ")) & words(t.most_common(1)[0][0].rpartition("/")[2]))
+                      for p, t in below.items() if p != "inbox")
     top = Counter(f.split("/")[0] for f in folders)
     biggest_top = top.most_common(1)[0] if top else ("", 0)
     sizes = Counter(folders)
@@ -171,6 +177,7 @@ def shape(v: Vault, folders: list[str], labels: list[str], titles: list[str], br
         "one_word_names": round(sum("-" not in n.rpartition("/")[2] for n in names) / max(1, len(names)), 3),
         "filler_names": sorted(n for n in names if any(w in FILLER for w in n.rpartition("/")[2].split("-"))),
         "names_matching_section": round(matches / max(1, len([f for f in table if f])), 3),
+        "all_names_matching_section": round(all_matches / max(1, len([p for p in below if p != "inbox"])), 3),
         "largest_folder": sizes.most_common(1)[0], "over_3x_branch_factor": [f for f, k in sizes.items() if k > 3 * branch_factor],
         "largest_top_share": round(biggest_top[1] / len(folders), 3), "largest_top": biggest_top[0],
         "titles_ending_ellipsis": sum(t.endswith("…") for t in titles),
@@ -231,7 +238,7 @@ def main():
         print(f"  one folder: F {r['one_folder']['section']['f']} purity {r['one_folder']['section']['purity']}")
         print(f"  folders {s['folders']} (leaves {s['leaf_folders']}, depth {s['depth']}), one-word names "
               f"{s['one_word_names']}, filler names {s['filler_names']}, names matching section "
-              f"{s['names_matching_section']}")
+              f"{s['names_matching_section']} (leaves), {s['all_names_matching_section']} (all folders)")
         print(f"  largest folder {s['largest_folder']}, over 3x bf {s['over_3x_branch_factor']}, largest top "
               f"{s['largest_top']} {s['largest_top_share']}, titles ending … {s['titles_ending_ellipsis']}")
         print(f"  names: {', '.join(s['names'])}")

@@ -59,9 +59,16 @@ def save(e: Engine, text: str, title=None, topic=None, date=None, tags: Iterable
             tx.trailers.append(("Supersedes", ", ".join(o.id for o in old)))
             for o in old:
                 tx.mark_outdated(o, memory.id)
+    if topic is None:
+        near = tx.closest.get(memory.id) or []
+        notices.append(f"Filed in {memory.folder or 'the root'}/" + (f"; closest other topics: {', '.join(near)}." if near
+                       else "; no other topic is close." if memory.folder != tree.INBOX else
+                       ": no topic fits yet; the gardener files it, or save again with a topic."))
     split_if_crowded(e, {memory.folder}, d.source)
     saved = e.get(memory.id)
     saved.notices = notices + [f"Marked outdated: {o.title} ({o.id})." for o in old]
+    if saved.folder != memory.folder:
+        saved.notices.append(f"The gardener then filed it in {saved.folder}/.")
     return saved
 
 

@@ -11,6 +11,7 @@ Invariants:
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections import Counter
@@ -20,12 +21,14 @@ from urllib.parse import quote
 
 from whoosh.lang import stopwords_for_language
 
+from . import clustering
 from .errors import BadInput
 from .notes import WINDOWS_RESERVED, compose, shorten, slugify
 from .sensitive import looks_like_credential
 from .text import CJK_RUN, cjk_terms, fold
 
 ARCHIVE = "archive"
+INBOX = "inbox"          # where a memory goes that fits no folder yet: the gardener files it
 INDEX = "index.md"
 _STOP = (frozenset(stopwords_for_language("en")) | frozenset(stopwords_for_language("es"))
          | {"also", "would", "like", "get", "got", "one", "two", "use", "used", "uses", "using", "new",
@@ -156,31 +159,16 @@ def placement_score(memory_keywords: list[str], folder: FolderInfo) -> float:
 
 # --- splits --------------------------------------------------------------------------------------
 def plan_split(rows: list, existing: set[str], branch_factor: int, min_group: int = 3) -> dict[str, list[str]]:
-    """Group a crowded folder's memories into subtopics by shared keywords.
-
-    Greedy: the keyword shared by the most remaining memories becomes a subfolder (or joins an
-    existing one of that name), until the folder fits or nothing is shared by `min_group`.
-    Keywords most memories share (the folder's own theme) are not distinctive and are skipped.
-    """
+    """Group a crowded folder's memories into subtopics (`clustering.plan`: TF-IDF + spherical
+    k-means, each group named by a phrase its members share); {subfolder name: member paths}. A
+    group named like an existing subfolder joins it; what fits no subtopic stays."""
     if len(rows) <= branch_factor:
         return {}
-    limit = max(2, int(len(rows) * 0.6))
     folder = rows[0]["path"].rpartition("/")[0]
-    own = {w for part in folder.split("/") for w in tokens(part.replace("-", " "))}  # "must" inside "must/"
-    remaining = {r["path"]: set(r["keywords"][:6]) - own for r in rows}
-    groups: dict[str, list[str]] = {}
-    while len(remaining) > branch_factor // 2 and len(groups) < branch_factor // 2:
-        counts = Counter(w for ws in remaining.values() for w in ws)
-        best = [(c, w) for w, c in counts.items() if min_group <= c <= limit and slugify(w) not in groups]
-        if not best:
-            break
-        _, word = max(best, key=lambda cw: (cw[0], -len(cw[1]), cw[1]))
-        name = slugify(word)
-        members = sorted(p for p, ws in remaining.items() if word in ws)
-        groups[name] = members
-        for p in members:
-            del remaining[p]
-    return groups
+    own = {clustering.stem(w) for part in folder.split("/") for w in tokens(part.replace("-", " "))}
+    texts = [r.get("text") or " ".join(r["keywords"]) for r in rows]
+    groups, _left = clustering.plan(texts, branch_factor, _STOP, own, min_group)
+    return {name: sorted(rows[i]["path"] for i in members) for name, members in groups.items()}
 
 
 # --- summaries -----------------------------------------------------------------------------------
@@ -260,6 +248,11 @@ def render_summary(folder: str, title: str, rows: list, subfolders: list[FolderI
     return compose(fields, "\n".join(lines) + "\n"), info
 
 
+STRONG = 1.6   # placement evidence: a word of the folder's name, or two of its distinctive keywords
+TYPE_FOLDERS = {"decision": "decisions", "preference": "preferences", "person": "people", "project": "projects",
+                "procedure": "procedures", "event": "events"}
+
+
 class Placer:
     """Descends the tree to the folder that best fits a memory's keywords (DESIGN.md, placement).
 
@@ -276,6 +269,7 @@ class Placer:
         self.info: dict[str, FolderInfo] = {}
         self.children: dict[str, list[str]] = {}
         self.extra: dict[str, Counter] = {}
+        self.last: list[tuple[float, str]] = []   # the root's folders ranked for the last placement
 
     def _kids(self, folder: str) -> list[str]:
         if folder not in self.children:
@@ -296,24 +290,52 @@ class Placer:
                                    [w for w, _ in sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))[:20]])
         return info
 
-    def place(self, kws: list[str]) -> str:
+    def ranked(self, folder: str, kws: list[str]) -> list[tuple[float, str]]:
+        """The folder's subfolders by how well they fit the keywords, best first. A keyword that
+        many siblings share is weak evidence; one in a folder's name is strong."""
+        kids = [k for k in self._kids(folder) if k not in (ARCHIVE, INBOX)]
+        infos = {k: self._info(k) for k in kids}
+        words = {k: ({clustering.stem(w) for w in tokens(i.name.replace("-", " "))},
+                     {clustering.stem(w) for w in i.keywords[:20]}) for k, i in infos.items()}
+        df = Counter(w for name, kw in words.values() for w in name | kw)
+        total = len(kids)
+        out = []
+        for k in kids:
+            name, kw = words[k]
+            score = 0.0
+            for rank, w in enumerate(dict.fromkeys(clustering.stem(x) for x in kws)):
+                if w in name or w in kw:
+                    idf = math.log(1 + total / df[w]) / math.log(1 + total) if total > 1 else 1.0
+                    score += (1.0 if rank < 3 else 0.6) * idf * (2 if w in name else 1)
+            out.append((round(score, 6), k))
+        return sorted(out, key=lambda sk: (-sk[0], sk[1]))
+
+    def place(self, kws: list[str], type_: str = "note") -> str:
+        """Into the best folder when the evidence is strong (descending while it stays strong),
+        else into the default for the memory's type (an existing folder of that name, wherever it
+        is, or a new top folder), else the inbox the gardener files later. Never a new folder named
+        after one of the memory's words."""
         folder = ""
+        self.last = self.ranked("", kws)
         while depth(folder) < self.max_depth:
-            kids = self._kids(folder)
-            scored = sorted(((placement_score(kws, self._info(k)), k) for k in kids), key=lambda sk: (-sk[0], sk[1]))
-            best = scored[0] if scored else None
-            if not folder:
-                if best and best[0] >= 1:
-                    folder = best[1]
-                elif len(kids) < self.branch_factor:
-                    return clean_topic(kws[0] if kws else "notes", self.max_depth) or "notes"
-                else:
-                    folder = best[1] if best else "notes"
-            elif best and best[0] >= 2:
-                folder = best[1]
+            scored = self.ranked(folder, kws) if folder else self.last
+            if scored and scored[0][0] >= STRONG:
+                folder = scored[0][1]
             else:
-                return folder
-        return folder
+                break
+        return folder or self.default(type_)
+
+    def default(self, type_: str) -> str:
+        name = TYPE_FOLDERS.get(type_)
+        if not name:
+            return INBOX
+        for top in self._kids(""):
+            if top.rpartition("/")[2] == name:
+                return top
+            for sub in self._kids(top):
+                if sub.rpartition("/")[2] == name:
+                    return sub
+        return name
 
     def add(self, folder: str, kws: list[str]) -> None:
         for f in parents(folder):

@@ -103,11 +103,11 @@ def test_save_without_topic_descends_to_the_best_matching_folder(vault):
     assert m.folder == "work/infrastructure"
 
 
-def test_save_without_topic_makes_a_new_topic_when_nothing_fits(vault):
+def test_save_without_topic_goes_to_the_inbox_when_nothing_fits(vault):
     vault.save("Staging runs PostgreSQL 17.", topic="work/infrastructure")
     m = vault.save("Climbing at La Pared every Tuesday with Luis.", title="Climbing on Tuesdays")
-    assert m.folder == "climbing"
-    assert (vault.root / "climbing/index.md").exists()
+    assert m.folder == "inbox"
+    assert (vault.root / "inbox/index.md").exists()
 
 
 def test_save_many_is_one_import_commit_with_ids_in_order(vault):
