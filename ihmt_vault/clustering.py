@@ -173,7 +173,7 @@ def name_groups(texts: list[str], groups: list[list[int]], stop: frozenset[str],
             if a < 2 or any(p in avoid for p in re.split(r"[ -]", key)):
                 continue
             precision, coverage = a / df[key], a / len(members)
-            if precision < 0.4 or df[key] > 0.5 * len(texts):   # the folder's own theme names no subtopic
+            if precision < 0.4 or df[key] > 2 * len(texts) / 3:   # the folder's own theme names no subtopic
                 continue
             f = 2 * precision * coverage / (precision + coverage)
             scored.append((f * (1.3 if " " in key else 1.0), a, key))

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterable
 
-from . import clock, nested, notes, timeline, tree
+from . import clock, garden, nested, notes, timeline, tree
 from .draft import Draft, Item, check_facts, draft
 from .engine import Engine, Progress, facts_of
 from .errors import BadInput, SecretRefused, VaultError
@@ -298,8 +298,10 @@ def split_if_crowded(e: Engine, folders: set[str], agent: str) -> None:
     crowded = [f for f in folders if f and due(f)]
     if not crowded:
         return
+    before = {r.id: (r.path, r.title) for f in crowded for r in e.catalog.in_folder(f)}
     with e.transaction("move", "move: split crowded topics", [("Memory-Op", "move")], agent) as tx:
         moved = tx.split_crowded(set(crowded))
+        tx.body = "\n".join(f"{m.id} {m.before}/ → {m.after}/  {m.title}" for m in garden.moved_by(tx, before))
         if moved:
             tx.subject = f"move: split {', '.join(sorted(moved)) or 'root'} into subtopics"
             tx.trailers += [("Memory-Id", i) for i in moved[next(iter(moved))]] if len(moved) == 1 else []

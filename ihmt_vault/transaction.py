@@ -47,6 +47,7 @@ class Transaction:
         self._journal = journal
         self._placer: tree.Placer | None = None
         self.known: dict[str, tuple[Memory, list[str]]] = {}   # files this operation wrote, parsed
+        self.moved: list[tuple[str, str]] = []    # (from path, to path), in order
         self.closest: dict[str, list[str]] = {}   # a memory placed without a topic: the next best top folders
 
     def _record(self, rel: str, change: str = "write") -> None:
@@ -94,6 +95,7 @@ class Transaction:
         self._record(dest)
         self.e.layout.abs(dest).parent.mkdir(parents=True, exist_ok=True)
         os.replace(self.e.layout.abs(rel), self.e.layout.abs(dest))
+        self.moved.append((rel, dest))
         self.folders.update({rel.rpartition("/")[0], folder})
         if rel in self.known:
             m, kws = self.known.pop(rel)

@@ -13,7 +13,7 @@ from typing import Callable, Iterable
 
 from . import (chunkers, corrections, decay as decay_mod, doctor as doctor_mod, export as export_mod, githooks, gitlog,
                history as history_mod, ingest as ingest_mod, levels, lifecycle, notes, purge as purge_mod,
-               reconcile as reconcile_mod, saving,
+               reconcile as reconcile_mod, saving, garden as garden_mod,
                sync as sync_mod, timeline, tree)
 from .config import CONFIG_PATH, Config
 from .draft import check_date
@@ -281,6 +281,10 @@ class Vault:
         """Archive the memories whose weight sank (see decay.py for the rule), delete expired archived
         ones if `archive_expiry_days` is set: one commit, one line in operations.md."""
         return decay_mod.run(self.engine, dry_run, source)
+
+    def garden(self, dry_run: bool = False, source: str | None = None) -> "garden_mod.GardenReport":
+        """File the inbox into topics that now fit, split crowded folders into named subtopics: one `move` commit."""
+        return garden_mod.garden(self.engine, dry_run, source)
 
     def decay_due(self) -> bool:
         """Whether decay has not run today on this machine (what `ihmt decay --auto` asks)."""

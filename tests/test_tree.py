@@ -23,3 +23,67 @@ def test_the_first_heading_is_the_title():
 def test_a_file_name_is_never_cut_mid_word():
     assert slugify("Staging runs PostgreSQL 17 and also many more things beyond that which we need") == \
         "staging-runs-postgresql-17-and-also-many-more-things-beyond"
+
+
+def _vault(tmp_path, bf):
+    from ihmt_vault import Vault
+    root = tmp_path / "v"
+    Vault.init(root).close()
+    (root / ".ihmt/config.toml").write_text(f"[vault]\nbranch_factor = {bf}\n")
+    return Vault.open(root)
+
+
+def test_save_without_topic_never_opens_a_folder_named_after_one_of_its_words(vault):
+    texts = ["Code style: prefer early returns, forbidden to nest deeper than three levels.",
+             "We chose FastAPI over Flask because async endpoints were needed.",
+             "Luis Fernández is the product owner for billing.",
+             "Always pnpm, never npm, in the frontend repo."]
+    assert [vault.save(t).folder for t in texts] == ["inbox", "inbox", "inbox", "inbox"]
+
+
+def test_a_decision_saved_without_topic_goes_to_the_decisions_folder_wherever_it_is(vault):
+    vault.save("We review pull requests within a day.", topic="work/decisions", type="decision")
+    m = vault.save("We decided to store timestamps in UTC.", type="decision")
+    assert m.folder == "work/decisions"
+
+
+def test_save_says_where_it_filed_the_memory_and_the_closest_other_topics(vault):
+    vault.save("Postgres backups run nightly with pgbackrest.", topic="postgres")
+    vault.save("Redis eviction policy is allkeys-lru.", topic="redis")
+    m = vault.save("Postgres vacuum runs weekly; postgres and redis both on the db host.")
+    assert m.folder == "postgres"
+    assert m.notices[-1] == "Filed in postgres/; closest other topics: redis."
+
+
+def test_a_crowded_inbox_is_filed_into_topics_named_by_a_phrase_their_memories_share(tmp_path):
+    v = _vault(tmp_path, 6)
+    texts = ["The web framework Django renders the admin.", "Flask is a micro web framework.",
+             "Pyramid is a web framework for large apps.", "pytest runs the unit tests.",
+             "Hypothesis writes property unit tests.", "tox runs the unit tests in many environments.",
+             "Sphinx builds the documentation."]
+    ms = [v.save(t) for t in texts]
+    assert [v.get(m.id).folder for m in ms] == ["web-framework"] * 3 + ["unit-tests"] * 3 + ["inbox"]
+    v.close()
+
+
+def test_garden_dry_run_lists_moves_and_changes_nothing_then_garden_makes_one_move_commit(tmp_path):
+    from conftest import commits, git
+    v = _vault(tmp_path, 100)
+    texts = ["The web framework Django renders the admin.", "Flask is a micro web framework.",
+             "Pyramid is a web framework for large apps.", "pytest runs the unit tests.",
+             "Hypothesis writes property unit tests.", "tox runs the unit tests in many environments.",
+             "Sphinx builds the documentation."]
+    for t in texts:
+        v.save(t)
+    v.close()
+    (tmp_path / "v/.ihmt/config.toml").write_text("[vault]\nbranch_factor = 6\n")   # the folder now is crowded
+    from ihmt_vault import Vault
+    v = Vault.open(tmp_path / "v")
+    plan = v.garden(dry_run=True)
+    assert sorted((m.before, m.after) for m in plan.moved) == [("inbox", "unit-tests")] * 3 + [("inbox", "web-framework")] * 3
+    assert len(commits(v.root)) == 8
+    done = v.garden()
+    assert sorted(m.id for m in done.moved) == sorted(m.id for m in plan.moved)
+    assert commits(v.root)[0] == "move: garden 6 memories"
+    assert "inbox/ → unit-tests/  pytest runs the unit tests." in git(v.root, "log", "-1", "--format=%b")
+    v.close()
