@@ -51,7 +51,7 @@ def tokens(text: str) -> list[str]:
         out += cjk_terms(run)
     for w in _WORD.findall(CJK_RUN.sub(" ", text)):
         w = w.strip("'-")
-        if len(w) > 2 and w not in _STOP:
+        if len(w) > 2 and w not in _STOP and w not in clustering.FILLER:
             out.append(w)
     return out
 
@@ -198,19 +198,51 @@ def _neg(s: str) -> str:
     return "".join(chr(0x10FFFF - ord(c)) for c in s)
 
 
-def render_summary(folder: str, title: str, rows: list, subfolders: list[FolderInfo], lookup) -> tuple[str, FolderInfo]:
+GENERATED_BELOW = "<!-- generated below: a description written above this line is kept -->"
+
+
+def description_of(index_text: str) -> str:
+    """The description a person or an agent wrote in a folder's index.md, between its heading and
+    the generated part ('' when there is none)."""
+    body = index_text.split("\n---\n", 1)[1] if index_text.startswith("---\n") and "\n---\n" in index_text else index_text
+    if GENERATED_BELOW not in body:
+        return ""
+    above = body.split(GENERATED_BELOW, 1)[0].strip().splitlines()
+    if above and above[0].startswith("# "):
+        above = above[1:]
+    return "\n".join(above).strip()
+
+
+def about_words(kws: list[str]) -> list[str]:
+    """The keywords a person reads in an "About" line: no filler word, no CJK character pair (a
+    real segmenter's words would do; pairs are meaningless to read)."""
+    return [w for w in kws if not clustering.is_filler(w, _STOP) and not CJK_RUN.fullmatch(w)]
+
+
+def rest_after_title(title: str, line: str) -> str:
+    """A memory's first line without the title it repeats ("" when the title is all it says)."""
+    t = title.rstrip(".…").strip()
+    if t and line.startswith(t):
+        return line[len(t):].lstrip(" .,;:-–—")
+    return line
+
+
+def render_summary(folder: str, title: str, rows: list, subfolders: list[FolderInfo], lookup,
+                   description: str = "") -> tuple[str, FolderInfo]:
     """The `index.md` text of a folder, and what its parent needs to know of it.
 
     `rows` are the folder's direct memories (catalog rows), `subfolders` its children,
-    `lookup(id)` finds the row of a correction anywhere in the vault (or None).
+    `lookup(id)` finds the row of a correction anywhere in the vault (or None); `description`, the
+    text a person or an agent wrote for the folder, is kept first, above the generated part.
     """
     total = len(rows) + sum(s.count for s in subfolders)
     kws = folder_keywords(rows, subfolders)
     name = folder.rpartition("/")[2]
     info = FolderInfo(name=name, title=title, count=total, keywords=kws)
-    lines = [f"# {title}", ""]
+    lines = [f"# {title}", ""] + ([description, "", GENERATED_BELOW, ""] if description else [])
     dates = sorted(r["date"] for r in rows if r["date"])
-    about = f"About {', '.join(kws[:6])}. " if kws else ""
+    readable = about_words(kws)
+    about = f"About {', '.join(readable[:6])}. " if readable else ""
     topics = f"{len(subfolders)} {'subtopic' if len(subfolders) == 1 else 'subtopics'}"
     if subfolders and rows:
         where = f"{total} memories: {len(rows)} here, {total - len(rows)} in {topics}"
@@ -222,12 +254,13 @@ def render_summary(folder: str, title: str, rows: list, subfolders: list[FolderI
     current = [r for r in ordered if r["status"] == "active"]
     if current:
         r = next((r for r in current if r["pinned"]), current[0])
+        rest = rest_after_title(r["title"], r["first_line"] or "")
         lines += ["", f"> **{r['title']}**{' (' + r['date'] + ')' if r['date'] else ''}"
-                      f"{' — ' + shorten(r['first_line'], 160) if r['first_line'] else ''}"]
+                      f"{' — ' + shorten(rest, 160) if rest else ''}"]
     if subfolders:
         lines += ["", "## Topics", ""]
         for s in sorted(subfolders, key=lambda s: s.name):
-            kw = f" · {', '.join(s.keywords[:5])}" if s.keywords else ""
+            kw = f" · {', '.join(about_words(s.keywords)[:5])}" if about_words(s.keywords) else ""
             lines.append(f"- [{s.title}]({_link(f'{folder}/{s.name}/{INDEX}' if folder else f'{s.name}/{INDEX}', folder)})"
                          f" — {s.count} {'memory' if s.count == 1 else 'memories'}{kw}")
     if rows:
@@ -242,7 +275,8 @@ def render_summary(folder: str, title: str, rows: list, subfolders: list[FolderI
                 to = f" → [{fix[0]['title']}]({_link(fix[0]['path'], folder)})" if fix else ""
                 lines.append(f"- ~~{when}{link}~~ — OUTDATED{to}")
             else:
-                tail = f" — {shorten(r['first_line'], 100)}" if r["first_line"] else ""
+                rest = rest_after_title(r["title"], r["first_line"] or "")
+                tail = f" — {shorten(rest, 100)}" if rest else ""
                 lines.append(f"- {when}{link}{mark}{tail}")
     fields = {"generated": True, "title": title, "memories": total, "keywords": kws}
     return compose(fields, "\n".join(lines) + "\n"), info

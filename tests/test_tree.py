@@ -87,3 +87,26 @@ def test_garden_dry_run_lists_moves_and_changes_nothing_then_garden_makes_one_mo
     assert commits(v.root)[0] == "move: garden 6 memories"
     assert "inbox/ → unit-tests/  pytest runs the unit tests." in git(v.root, "log", "-1", "--format=%b")
     v.close()
+
+
+def test_a_summary_never_repeats_a_title_in_the_first_line_beside_it(vault):
+    vault.save("We decided to store timestamps in UTC. DST bugs cost us a week.", topic="work/decisions")
+    text = (vault.root / "work/decisions/index.md").read_text()
+    assert "> **We decided to store timestamps in UTC.** — DST bugs cost us a week." in text
+    assert "(we-decided-to-store-timestamps-in-utc.md) — DST bugs cost us a week." in text
+
+
+def test_the_about_line_holds_no_filler_word(vault):
+    vault.save("Ask Luis when the build needs a new runner; he means well and chose GitLab.", topic="ops")
+    about = next(l for l in (vault.root / "ops/index.md").read_text().splitlines() if l.startswith("About"))
+    assert about == "About build, luis, runner, gitlab. 1 memory."
+
+
+def test_a_folder_description_written_above_the_generated_part_is_kept_and_shown_first(vault):
+    vault.save("Staging runs PostgreSQL 17.", topic="infra")
+    index = vault.root / "infra/index.md"
+    head, _, rest = index.read_text().partition("# Infra\n")
+    index.write_text(f"{head}# Infra\n\nOur servers and what runs on them.\n\n"
+                     "<!-- generated below: a description written above this line is kept -->\n{rest}")
+    vault.save("Production runs on OVH.", topic="infra")
+    assert "# Infra\n\nOur servers and what runs on them.\n\n<!-- generated below" in index.read_text()

@@ -53,7 +53,7 @@ def test_summary_lists_memories_subtopics_and_outdated_ones_struck_through(vault
                      date="2024-03-12")
     vault.mark_outdated(old.id, new.id)
     infra = (vault.root / "work/infra/index.md").read_text()
-    assert "- 2026-02-03 · [Staging runs PostgreSQL 17](staging-runs-postgresql-17.md) — Staging runs PostgreSQL 17." in infra
+    assert "- 2026-02-03 · [Staging runs PostgreSQL 17](staging-runs-postgresql-17.md)\n" in infra  # no text repeated
     assert ("- ~~2024-03-12 · [Staging runs PostgreSQL 15](staging-runs-postgresql-15.md)~~ — OUTDATED → "
             "[Staging runs PostgreSQL 17](staging-runs-postgresql-17.md)") in infra
     work = (vault.root / "work/index.md").read_text()
