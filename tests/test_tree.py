@@ -110,3 +110,39 @@ def test_a_folder_description_written_above_the_generated_part_is_kept_and_shown
                      "<!-- generated below: a description written above this line is kept -->\n{rest}")
     vault.save("Production runs on OVH.", topic="infra")
     assert "# Infra\n\nOur servers and what runs on them.\n\n<!-- generated below" in index.read_text()
+
+
+def test_production_moved_to_ovh_outdates_hetzner_and_search_answers_ovh_first_with_the_notice(vault):
+    old = vault.save("Production is hosted on Hetzner in Falkenstein.", date="2025-03-01")
+    new = vault.save("Production moved to OVH in Gravelines.", date="2026-05-01")
+    assert vault.get(old.id).status == "outdated"
+    hits = vault.search("where is production hosted?").hits
+    assert [h.id for h in hits[:2]] == [new.id, old.id]
+    assert hits[1].notices == [f"OUTDATED: superseded by {new.id} (2026-05-01) — Production moved to OVH in Gravelines."]
+
+
+def test_replaces_finds_the_memory_by_meaning_not_only_by_its_words(vault):
+    old = vault.save("Staging runs PostgreSQL 15.", date="2025-01-10")
+    new = vault.save("The staging database is PostgreSQL 17 since the upgrade.", replaces="staging postgres version")
+    assert vault.get(old.id).status == "outdated"
+    assert vault.get(new.id).supersedes == [old.id]
+
+
+def test_the_postgresql_15_to_17_chain_is_found_without_replaces(vault):
+    old = vault.save("Staging runs PostgreSQL 15.", date="2025-01-10")
+    new = vault.save("Staging runs PostgreSQL 17.", date="2026-02-03")
+    assert vault.get(old.id).status == "outdated"
+    assert new.notices[0] == "On 2025-01-10 you said Staging uses = 'PostgreSQL 15'; on 2026-02-03 you updated it to 'PostgreSQL 17'."
+
+
+def test_an_older_memory_on_the_same_subject_no_pattern_settles_is_returned_as_may_be_superseded(vault):
+    old = vault.save("The staging database is PostgreSQL 17 since the upgrade.", date="2026-02-03")
+    new = vault.save("The staging database is PostgreSQL 18 since the upgrade last week.", date="2026-09-01")
+    assert vault.get(old.id).status == "active"
+    assert new.notices[0] == (f"May be superseded: {old.id} The staging database is PostgreSQL 17 since the upgrade. "
+                              f"(2026-02-03); if this corrects it, call mark_outdated({old.id}, <new id>).")
+
+
+def test_a_version_is_not_cut_at_its_dot():
+    from ihmt_vault import timeline
+    assert [f.value for f in timeline.extract("Ana uses Neovim 0.11 for everything.", "user")] == ["Neovim 0.11"]
