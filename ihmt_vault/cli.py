@@ -843,6 +843,23 @@ def decay(v, as_json, dry_run, auto, source):
 
 
 @command(main)
+@click.option("--dry-run", is_flag=True, help="Say what would move; change nothing.")
+@click.option("--source", help="Who is gardening (the commit's Agent).")
+def garden(v, as_json, dry_run, source):
+    """File the inbox into topics that now fit and split crowded folders into named subtopics (one move commit)."""
+    r = v.garden(dry_run=dry_run, source=source)
+
+    def human():
+        for m in r.moved:
+            out.print(f"{'would move' if dry_run else 'moved'} {m.id} {m.before or '.'}/ → {m.after}/  {m.title}",
+                      markup=False)
+        if not r.moved:
+            out.print("nothing to move: the inbox holds nothing a topic fits and no folder is crowded", markup=False)
+
+    _emit(as_json, r.to_dict(), human)
+
+
+@command(main)
 @click.argument("ref", metavar="ID|PATH")
 @click.option("--source", help="Who is restoring (the commit's Agent).")
 def restore(v, as_json, ref, source):

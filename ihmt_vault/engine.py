@@ -154,7 +154,12 @@ class Engine:
         if folder and not rows and not subs:
             return None
         title = self.config.title if not folder else tree.humanize(folder.rpartition("/")[2])
-        text, _ = tree.render_summary(folder, title, rows, subs, lambda i: (self.catalog.by_id(i) or [None])[0])
+        try:
+            described = tree.description_of(self.layout.abs(tree.summary_path(folder)).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            described = ""
+        text, _ = tree.render_summary(folder, title, rows, subs, lambda i: (self.catalog.by_id(i) or [None])[0],
+                                      described)
         return text
 
     def placer(self) -> tree.Placer:

@@ -172,7 +172,8 @@ class Tools(_Serialized):
         content: Annotated[str, Field(description="The memory: one fact, decision, preference or correction, "
                                                   "with its reason, self-contained")],
         title: Annotated[str | None, Field(description="Short title (default: first line)")] = None,
-        topic: Annotated[str | None, Field(description="Folder, e.g. work/infrastructure (default: best fit)")] = None,
+        topic: Annotated[str | None, Field(description="A topic from the tree the brief shows, e.g. "
+                                                       "work/infrastructure (default: best fit, else inbox/)")] = None,
         date: Annotated[str | None, Field(description="YYYY-MM-DD when it became true")] = None,
         tags: list[str] | None = None,
         type: Literal[TYPES] | None = None,  # type: ignore[valid-type]

@@ -73,7 +73,10 @@ WINDOWS_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10
 def slugify(text: str, max_len: int = 60) -> str:
     """A readable file or folder name: 'Staging runs PostgreSQL 17' → 'staging-runs-postgresql-17'."""
     slug = re.sub(r"[^\w]+", "-", fold(text)).strip("-_")
-    slug = slug[:max_len].rstrip("-_")
+    if len(slug) > max_len:  # cut at a word boundary, never mid-word (unless one word is that long)
+        cut = slug[: max_len + 1]
+        slug = cut[: cut.rindex("-")] if "-" in cut[max_len // 2:] else slug[:max_len]
+    slug = slug.rstrip("-_")
     if not slug or slug in WINDOWS_RESERVED or slug in RESERVED_NAMES:
         slug = f"{slug or 'memory'}-note"
     return slug
@@ -86,18 +89,35 @@ def markdown():
     return MarkdownIt("commonmark")
 
 
+TITLE_MAX = 60
+_SENTENCE_END = re.compile(r"(?<=[^\s.]{2}[.!?])\s+(?=\S)|(?<=[。！？])")
+
+
 def title_from_body(body: str, fallback: str) -> str:
-    """The first heading, else the first line of the first paragraph, shortened to a title (read
-    with markdown-it: a code fence or an HTML block is not a title)."""
+    """The first heading, else the first sentence of the first paragraph, cut at a word boundary to
+    at most about 60 characters, without a trailing "…" (read with markdown-it: a code fence or an
+    HTML block is not a title)."""
     head = body.lstrip()[:4000]
     for token in markdown().parse(head):
         if token.type == "inline" and token.content.strip():
             line = token.content.strip().splitlines()[0]
-            return shorten(line, 80) or fallback
+            return title_cut(_SENTENCE_END.split(line, maxsplit=1)[0]) or fallback
     for line in head.splitlines():  # no paragraph at all (only code, say): its first line
         if line.strip():
-            return shorten(re.sub(r"^#+\s*", "", line.strip()), 80) or fallback
+            return title_cut(re.sub(r"^#+\s*", "", line.strip())) or fallback
     return fallback
+
+
+def title_cut(text: str, limit: int = TITLE_MAX) -> str:
+    """A title's text cut at a word boundary to at most `limit` characters (a little more rather
+    than mid-word), without a dangling short word or punctuation at the cut, and no "…"."""
+    text = " ".join(text.split())
+    if len(text) > limit:
+        cut = text[: limit + 1]
+        text = cut[: cut.rindex(" ")] if " " in cut[limit // 2:] else text[:limit]
+        text = re.sub(r"(\s+\S{1,3})?[\s,;:\-–—(]*$", "", text) if " " in text else text  # no dangling "a", "of"
+        return text.rstrip(" .,;:-–—") or text
+    return text
 
 
 def shorten(text: str, limit: int) -> str:

@@ -176,3 +176,21 @@ class SyncStatus:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass
+class Moved:
+    id: str
+    title: str
+    before: str      # folder
+    after: str
+
+
+@dataclass
+class GardenReport:
+    moved: list[Moved] = field(default_factory=list)
+    commit: str | None = None
+    dry_run: bool = False
+
+    def to_dict(self) -> dict:
+        return asdict(self)

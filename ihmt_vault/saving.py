@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterable
 
-from . import clock, nested, notes, timeline, tree
+from . import clock, garden, nested, notes, timeline, tree
 from .draft import Draft, Item, check_facts, draft
 from .engine import Engine, Progress, facts_of
 from .errors import BadInput, SecretRefused, VaultError
@@ -51,6 +51,7 @@ def save(e: Engine, text: str, title=None, topic=None, date=None, tags: Iterable
         contradicted, fact_notices = contradicted_by(e, d)
         old += [c for c in contradicted if c.id not in {o.id for o in old}]
         notices += fact_notices
+        notices += maybe_superseded(e, d, {o.id for o in old})
         d.supersedes = [o.id for o in old]
         [memory] = tx.create([d])
         tx.trailers += [("Memory-Id", memory.id), ("Memory-Op", "replace" if old else "save")]
@@ -59,9 +60,16 @@ def save(e: Engine, text: str, title=None, topic=None, date=None, tags: Iterable
             tx.trailers.append(("Supersedes", ", ".join(o.id for o in old)))
             for o in old:
                 tx.mark_outdated(o, memory.id)
+    if topic is None:
+        near = tx.closest.get(memory.id) or []
+        notices.append(f"Filed in {memory.folder or 'the root'}/" + (f"; closest other topics: {', '.join(near)}." if near
+                       else "; no other topic is close." if memory.folder != tree.INBOX else
+                       ": no topic fits yet; the gardener files it, or save again with a topic."))
     split_if_crowded(e, {memory.folder}, d.source)
     saved = e.get(memory.id)
     saved.notices = notices + [f"Marked outdated: {o.title} ({o.id})." for o in old]
+    if saved.folder != memory.folder:
+        saved.notices.append(f"The gardener then filed it in {saved.folder}/.")
     return saved
 
 
@@ -291,8 +299,10 @@ def split_if_crowded(e: Engine, folders: set[str], agent: str) -> None:
     crowded = [f for f in folders if f and due(f)]
     if not crowded:
         return
+    before = {r.id: (r.path, r.title) for f in crowded for r in e.catalog.in_folder(f)}
     with e.transaction("move", "move: split crowded topics", [("Memory-Op", "move")], agent) as tx:
         moved = tx.split_crowded(set(crowded))
+        tx.body = "\n".join(f"{m.id} {m.before}/ → {m.after}/  {m.title}" for m in garden.moved_by(tx, before))
         if moved:
             tx.subject = f"move: split {', '.join(sorted(moved)) or 'root'} into subtopics"
             tx.trailers += [("Memory-Id", i) for i in moved[next(iter(moved))]] if len(moved) == 1 else []
@@ -315,22 +325,68 @@ def near_duplicates(e: Engine, d: Draft) -> list[str]:
     return out
 
 
+def _meaning_overlap(wanted: set[str], have: set[str]) -> float:
+    """The share of a description's words a memory holds, a word matching another that begins
+    with it or that it begins with ("postgres" and "PostgreSQL"), words of five letters or more."""
+    if not wanted:
+        return 0.0
+    hit = sum(1 for w in wanted if w in have or len(w) >= 5 and any(
+        len(h) >= 5 and (h.startswith(w) or w.startswith(h)) for h in have))
+    return hit / len(wanted)
+
+
 def find_replaced(e: Engine, description: str) -> tuple[list[Memory], str | None]:
-    """The memory a correction replaces, by search: ([memory], None), or ([], what to tell the caller)."""
+    """The memory a correction replaces: ([memory], None), or ([], what to tell the caller). Found by
+    search, else by the live memories that hold most of the description's words or words they
+    begin with ("staging postgres version" finds "Staging runs PostgreSQL 15")."""
     result = e.search(description, k=5, budget_tokens=e.config.search_tokens)
     live = [h for h in result.hits if h.status == "active"]
+    wanted = set(tree.tokens(description))
     if result.status == "found" and live:
         best = e.get(live[0].id)
-        wanted = set(tree.tokens(description))
         have = set(tree.tokens(f"{best.title} {' '.join(best.tags)} {best.body}"))
         # Marking a memory outdated is a strong act: most of the description's words must be in it.
-        if wanted and len(wanted & have) / len(wanted) > 0.5:
+        if _meaning_overlap(wanted, have) > 0.5:
             return [best], None
     if result.status == "ambiguous":
         options = "; ".join(f"{c.id} — {c.title}" for c in (result.candidates or result.hits)[:5])
         return [], (f"Several memories match {description!r}: {options}. Nothing was marked outdated; "
                     f"call mark_outdated(old_id, new_id) with the right one.")
+    scored = []
+    for r in e.catalog.all():
+        if r.status == "active":
+            overlap = _meaning_overlap(wanted, set(tree.tokens(f"{r.title} {' '.join(r.tags or [])}")))
+            if overlap > 0.5:
+                scored.append((overlap, r))
+    scored.sort(key=lambda s: -s[0])
+    if len(scored) == 1 or len(scored) > 1 and scored[0][0] > scored[1][0]:
+        return [e.get(scored[0][1].id)], None
+    if scored:
+        options = "; ".join(f"{r.id} — {r.title}" for _, r in scored[:5])
+        return [], (f"Several memories match {description!r}: {options}. Nothing was marked outdated; "
+                    f"call mark_outdated(old_id, new_id) with the right one.")
     return [], f"Nothing found to replace for {description!r}; saved as a new memory."
+
+
+def maybe_superseded(e: Engine, d: Draft, outdating: set[str]) -> list[str]:
+    """Older live memories about the same subject as a new one (its first words the same and most
+    of its words shared), that no fact pattern settled: told, so the agent calls mark_outdated."""
+    words = set(tree.tokens(d.text))
+    if len(words) < 2:
+        return []
+    day = d.date or clock.today().isoformat()
+    head = tree.tokens(d.text)[:1]
+    out = []
+    result = e.search(d.text, k=5, budget_tokens=e.config.search_tokens)
+    for h in result.hits:
+        if h.status != "active" or h.id in outdating or (h.date or "") > day:
+            continue
+        other = tree.tokens(h.body or h.snippet or h.title)
+        shared = len(words & set(other)) / len(words | set(other)) if other else 0
+        if other[:1] == head and shared >= 0.3:
+            out.append(f"May be superseded: {h.id} {h.title} ({h.date or 'undated'}); if this corrects it, call "
+                       f"mark_outdated({h.id}, <new id>).")
+    return out[:3]
 
 
 def contradicted_by(e: Engine, d: Draft) -> tuple[list[Memory], list[str]]:

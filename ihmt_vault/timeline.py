@@ -25,7 +25,7 @@ AGENTS = {"claude-code", "claude", "codex", "opencode", "cursor", "gemini-cli", 
 SINGLE = {"location", "employer", "stack"}
 
 _STOP = r"but|because|since|so|with|after|before|until|now|for|in|pero|porque|desde|con|ahora|para|en"
-_VALUE = rf"(?P<value>[^.,;:!?\n()]{{2,60}}?)(?=\s+(?:and|y|{_STOP})\b|[.,;:!?\n()]|$)"
+_VALUE = rf"(?P<value>(?:[^.,;:!?\n()]|\.(?=\d)){{2,60}}?)(?=\s+(?:and|y|{_STOP})\b|[.,;:!?\n()](?!(?<=\.)\d)|$)"
 _LIST = rf"(?P<value>[^.;:!?\n()]{{2,80}}?)(?=\s+(?:{_STOP})\b|[.;:!?\n()]|$)"   # "Django and Vue" is one stack
 _SUBJECT = r"(?P<subject>\b[A-Z][\w.+#-]*(?:\s+[\w.+#-]+){0,2}?)"
 
@@ -40,6 +40,8 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
     ("stack", re.compile(r"(?i)\bmi\s+stack\s+es\s+" + _LIST)),
     ("uses", re.compile(_SUBJECT + r"\s+(?:now\s+|still\s+)?(?:uses|runs(?:\s+on)?|usa)\s+" + _VALUE)),
     ("location", re.compile(_SUBJECT + r"\s+(?:has\s+)?moved\s+to\s+" + _VALUE)),
+    ("location", re.compile(_SUBJECT + r"\s+(?:is|are)\s+(?:now\s+|still\s+)?(?:hosted|deployed|located)\s+(?:on|at|in|with)\s+"
+                            + _VALUE)),
 ]
 _SPEAKER = re.compile(r"^\s*(?P<name>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*){0,2}):\s")
 _FIRST_PERSON = {"i", "we", "me", "yo", "my", "mi"}

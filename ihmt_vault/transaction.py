@@ -47,6 +47,8 @@ class Transaction:
         self._journal = journal
         self._placer: tree.Placer | None = None
         self.known: dict[str, tuple[Memory, list[str]]] = {}   # files this operation wrote, parsed
+        self.moved: list[tuple[str, str]] = []    # (from path, to path), in order
+        self.closest: dict[str, list[str]] = {}   # a memory placed without a topic: the next best top folders
 
     def _record(self, rel: str, change: str = "write") -> None:
         self.e.gate.check(self.op, self.agent, rel, change)   # the roles: `Refused` before the write
@@ -93,6 +95,7 @@ class Transaction:
         self._record(dest)
         self.e.layout.abs(dest).parent.mkdir(parents=True, exist_ok=True)
         os.replace(self.e.layout.abs(rel), self.e.layout.abs(dest))
+        self.moved.append((rel, dest))
         self.folders.update({rel.rpartition("/")[0], folder})
         if rel in self.known:
             m, kws = self.known.pop(rel)
@@ -134,13 +137,16 @@ class Transaction:
             folder = d.folder
             if folder is None:
                 self._placer = self._placer or self.e.placer()
-                folder = self._placer.place(kws)
+                folder = self._placer.place(kws, d.type)
             if folder and tree.depth(folder) > self.e.config.max_depth:
                 raise BadInput(f"topic {folder}: deeper than max_depth {self.e.config.max_depth}")
             if self._placer:
                 self._placer.add(folder, kws)
             rel = self.free_name(folder, notes.slugify(d.title))
-            fields = {"id": d.id or notes.new_id(), "title": d.title, "type": d.type, "date": d.date,
+            d.id = d.id or notes.new_id()
+            if d.folder is None:
+                self.closest[d.id] = [f for s, f in self._placer.last if s > 0 and f != folder.split("/")[0]][:3]
+            fields = {"id": d.id, "title": d.title, "type": d.type, "date": d.date,
                       "created": now, "tags": d.tags, "status": "active", "supersedes": d.supersedes or None,
                       "source": d.source, "pinned": d.pinned, **d.extra}
             text = notes.compose(fields, d.text)
@@ -163,7 +169,7 @@ class Transaction:
             rows = self._rows_in(folder)
             plan = tree.plan_split(rows, set(self.e.layout.subfolders(folder)), cfg.branch_factor)
             for name, paths in plan.items():
-                sub = f"{folder}/{name}"
+                sub = name if folder == tree.INBOX else f"{folder}/{name}"  # the inbox files into new topics
                 for rel in paths:
                     self.move(rel, sub)
                     moved.setdefault(folder, []).append(next(r["id"] for r in rows if r["path"] == rel))
@@ -177,13 +183,14 @@ class Transaction:
             rel = f"{folder}/{name}"
             if rel in self.known:
                 m, kws = self.known[rel]
-                rows.append({"path": rel, "id": m.id, "keywords": kws})
+                rows.append({"path": rel, "id": m.id, "keywords": kws, "text": _text(m)})
             elif self.e.layout.abs(rel).is_file():
                 try:
                     m = self.e.read(rel)
                 except VaultError:
                     continue
-                rows.append({"path": rel, "id": m.id, "keywords": tree.keywords(m.title, m.body, m.tags)})
+                rows.append({"path": rel, "id": m.id, "keywords": tree.keywords(m.title, m.body, m.tags),
+                             "text": _text(m)})
         return rows
 
     # -- finishing --------------------------------------------------------------------------------
@@ -256,3 +263,8 @@ class Transaction:
         if not same:  # only real changes: no needless writes, events or diffs
             self.write(rel, text)
             self.summaries_written.append(rel)
+
+
+def _text(m: Memory) -> str:
+    """What a memory says, for clustering: its title counts again unless the body begins with it."""
+    return m.body if m.body.lstrip().startswith(m.title.rstrip(".")) else f"{m.title}\n{m.body}"

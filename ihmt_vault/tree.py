@@ -11,6 +11,7 @@ Invariants:
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections import Counter
@@ -20,12 +21,14 @@ from urllib.parse import quote
 
 from whoosh.lang import stopwords_for_language
 
+from . import clustering
 from .errors import BadInput
 from .notes import WINDOWS_RESERVED, compose, shorten, slugify
 from .sensitive import looks_like_credential
 from .text import CJK_RUN, cjk_terms, fold
 
 ARCHIVE = "archive"
+INBOX = "inbox"          # where a memory goes that fits no folder yet: the gardener files it
 INDEX = "index.md"
 _STOP = (frozenset(stopwords_for_language("en")) | frozenset(stopwords_for_language("es"))
          | {"also", "would", "like", "get", "got", "one", "two", "use", "used", "uses", "using", "new",
@@ -48,7 +51,7 @@ def tokens(text: str) -> list[str]:
         out += cjk_terms(run)
     for w in _WORD.findall(CJK_RUN.sub(" ", text)):
         w = w.strip("'-")
-        if len(w) > 2 and w not in _STOP:
+        if len(w) > 2 and w not in _STOP and w not in clustering.FILLER:
             out.append(w)
     return out
 
@@ -156,31 +159,16 @@ def placement_score(memory_keywords: list[str], folder: FolderInfo) -> float:
 
 # --- splits --------------------------------------------------------------------------------------
 def plan_split(rows: list, existing: set[str], branch_factor: int, min_group: int = 3) -> dict[str, list[str]]:
-    """Group a crowded folder's memories into subtopics by shared keywords.
-
-    Greedy: the keyword shared by the most remaining memories becomes a subfolder (or joins an
-    existing one of that name), until the folder fits or nothing is shared by `min_group`.
-    Keywords most memories share (the folder's own theme) are not distinctive and are skipped.
-    """
+    """Group a crowded folder's memories into subtopics (`clustering.plan`: TF-IDF + spherical
+    k-means, each group named by a phrase its members share); {subfolder name: member paths}. A
+    group named like an existing subfolder joins it; what fits no subtopic stays."""
     if len(rows) <= branch_factor:
         return {}
-    limit = max(2, int(len(rows) * 0.6))
     folder = rows[0]["path"].rpartition("/")[0]
-    own = {w for part in folder.split("/") for w in tokens(part.replace("-", " "))}  # "must" inside "must/"
-    remaining = {r["path"]: set(r["keywords"][:6]) - own for r in rows}
-    groups: dict[str, list[str]] = {}
-    while len(remaining) > branch_factor // 2 and len(groups) < branch_factor // 2:
-        counts = Counter(w for ws in remaining.values() for w in ws)
-        best = [(c, w) for w, c in counts.items() if min_group <= c <= limit and slugify(w) not in groups]
-        if not best:
-            break
-        _, word = max(best, key=lambda cw: (cw[0], -len(cw[1]), cw[1]))
-        name = slugify(word)
-        members = sorted(p for p, ws in remaining.items() if word in ws)
-        groups[name] = members
-        for p in members:
-            del remaining[p]
-    return groups
+    own = {clustering.stem(w) for part in folder.split("/") for w in tokens(part.replace("-", " "))}
+    texts = [r.get("text") or " ".join(r["keywords"]) for r in rows]
+    groups, _left = clustering.plan(texts, branch_factor, _STOP, own, min_group)
+    return {name: sorted(rows[i]["path"] for i in members) for name, members in groups.items()}
 
 
 # --- summaries -----------------------------------------------------------------------------------
@@ -210,19 +198,51 @@ def _neg(s: str) -> str:
     return "".join(chr(0x10FFFF - ord(c)) for c in s)
 
 
-def render_summary(folder: str, title: str, rows: list, subfolders: list[FolderInfo], lookup) -> tuple[str, FolderInfo]:
+GENERATED_BELOW = "<!-- generated below: a description written above this line is kept -->"
+
+
+def description_of(index_text: str) -> str:
+    """The description a person or an agent wrote in a folder's index.md, between its heading and
+    the generated part ('' when there is none)."""
+    body = index_text.split("\n---\n", 1)[1] if index_text.startswith("---\n") and "\n---\n" in index_text else index_text
+    if GENERATED_BELOW not in body:
+        return ""
+    above = body.split(GENERATED_BELOW, 1)[0].strip().splitlines()
+    if above and above[0].startswith("# "):
+        above = above[1:]
+    return "\n".join(above).strip()
+
+
+def about_words(kws: list[str]) -> list[str]:
+    """The keywords a person reads in an "About" line: no filler word, no CJK character pair (a
+    real segmenter's words would do; pairs are meaningless to read)."""
+    return [w for w in kws if not clustering.is_filler(w, _STOP) and not CJK_RUN.fullmatch(w)]
+
+
+def rest_after_title(title: str, line: str) -> str:
+    """A memory's first line without the title it repeats ("" when the title is all it says)."""
+    t = title.rstrip(".…").strip()
+    if t and line.startswith(t):
+        return line[len(t):].lstrip(" .,;:-–—")
+    return line
+
+
+def render_summary(folder: str, title: str, rows: list, subfolders: list[FolderInfo], lookup,
+                   description: str = "") -> tuple[str, FolderInfo]:
     """The `index.md` text of a folder, and what its parent needs to know of it.
 
     `rows` are the folder's direct memories (catalog rows), `subfolders` its children,
-    `lookup(id)` finds the row of a correction anywhere in the vault (or None).
+    `lookup(id)` finds the row of a correction anywhere in the vault (or None); `description`, the
+    text a person or an agent wrote for the folder, is kept first, above the generated part.
     """
     total = len(rows) + sum(s.count for s in subfolders)
     kws = folder_keywords(rows, subfolders)
     name = folder.rpartition("/")[2]
     info = FolderInfo(name=name, title=title, count=total, keywords=kws)
-    lines = [f"# {title}", ""]
+    lines = [f"# {title}", ""] + ([description, "", GENERATED_BELOW, ""] if description else [])
     dates = sorted(r["date"] for r in rows if r["date"])
-    about = f"About {', '.join(kws[:6])}. " if kws else ""
+    readable = about_words(kws)
+    about = f"About {', '.join(readable[:6])}. " if readable else ""
     topics = f"{len(subfolders)} {'subtopic' if len(subfolders) == 1 else 'subtopics'}"
     if subfolders and rows:
         where = f"{total} memories: {len(rows)} here, {total - len(rows)} in {topics}"
@@ -234,12 +254,13 @@ def render_summary(folder: str, title: str, rows: list, subfolders: list[FolderI
     current = [r for r in ordered if r["status"] == "active"]
     if current:
         r = next((r for r in current if r["pinned"]), current[0])
+        rest = rest_after_title(r["title"], r["first_line"] or "")
         lines += ["", f"> **{r['title']}**{' (' + r['date'] + ')' if r['date'] else ''}"
-                      f"{' — ' + shorten(r['first_line'], 160) if r['first_line'] else ''}"]
+                      f"{' — ' + shorten(rest, 160) if rest else ''}"]
     if subfolders:
         lines += ["", "## Topics", ""]
         for s in sorted(subfolders, key=lambda s: s.name):
-            kw = f" · {', '.join(s.keywords[:5])}" if s.keywords else ""
+            kw = f" · {', '.join(about_words(s.keywords)[:5])}" if about_words(s.keywords) else ""
             lines.append(f"- [{s.title}]({_link(f'{folder}/{s.name}/{INDEX}' if folder else f'{s.name}/{INDEX}', folder)})"
                          f" — {s.count} {'memory' if s.count == 1 else 'memories'}{kw}")
     if rows:
@@ -254,10 +275,16 @@ def render_summary(folder: str, title: str, rows: list, subfolders: list[FolderI
                 to = f" → [{fix[0]['title']}]({_link(fix[0]['path'], folder)})" if fix else ""
                 lines.append(f"- ~~{when}{link}~~ — OUTDATED{to}")
             else:
-                tail = f" — {shorten(r['first_line'], 100)}" if r["first_line"] else ""
+                rest = rest_after_title(r["title"], r["first_line"] or "")
+                tail = f" — {shorten(rest, 100)}" if rest else ""
                 lines.append(f"- {when}{link}{mark}{tail}")
     fields = {"generated": True, "title": title, "memories": total, "keywords": kws}
     return compose(fields, "\n".join(lines) + "\n"), info
+
+
+STRONG = 1.6   # placement evidence: a word of the folder's name, or two of its distinctive keywords
+TYPE_FOLDERS = {"decision": "decisions", "preference": "preferences", "person": "people", "project": "projects",
+                "procedure": "procedures", "event": "events"}
 
 
 class Placer:
@@ -276,6 +303,7 @@ class Placer:
         self.info: dict[str, FolderInfo] = {}
         self.children: dict[str, list[str]] = {}
         self.extra: dict[str, Counter] = {}
+        self.last: list[tuple[float, str]] = []   # the root's folders ranked for the last placement
 
     def _kids(self, folder: str) -> list[str]:
         if folder not in self.children:
@@ -296,24 +324,52 @@ class Placer:
                                    [w for w, _ in sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))[:20]])
         return info
 
-    def place(self, kws: list[str]) -> str:
+    def ranked(self, folder: str, kws: list[str]) -> list[tuple[float, str]]:
+        """The folder's subfolders by how well they fit the keywords, best first. A keyword that
+        many siblings share is weak evidence; one in a folder's name is strong."""
+        kids = [k for k in self._kids(folder) if k not in (ARCHIVE, INBOX)]
+        infos = {k: self._info(k) for k in kids}
+        words = {k: ({clustering.stem(w) for w in tokens(i.name.replace("-", " "))},
+                     {clustering.stem(w) for w in i.keywords[:20]}) for k, i in infos.items()}
+        df = Counter(w for name, kw in words.values() for w in name | kw)
+        total = len(kids)
+        out = []
+        for k in kids:
+            name, kw = words[k]
+            score = 0.0
+            for rank, w in enumerate(dict.fromkeys(clustering.stem(x) for x in kws)):
+                if w in name or w in kw:
+                    idf = math.log(1 + total / df[w]) / math.log(1 + total) if total > 1 else 1.0
+                    score += (1.0 if rank < 3 else 0.6) * idf * (2 if w in name else 1)
+            out.append((round(score, 6), k))
+        return sorted(out, key=lambda sk: (-sk[0], sk[1]))
+
+    def place(self, kws: list[str], type_: str = "note") -> str:
+        """Into the best folder when the evidence is strong (descending while it stays strong),
+        else into the default for the memory's type (an existing folder of that name, wherever it
+        is, or a new top folder), else the inbox the gardener files later. Never a new folder named
+        after one of the memory's words."""
         folder = ""
+        self.last = self.ranked("", kws)
         while depth(folder) < self.max_depth:
-            kids = self._kids(folder)
-            scored = sorted(((placement_score(kws, self._info(k)), k) for k in kids), key=lambda sk: (-sk[0], sk[1]))
-            best = scored[0] if scored else None
-            if not folder:
-                if best and best[0] >= 1:
-                    folder = best[1]
-                elif len(kids) < self.branch_factor:
-                    return clean_topic(kws[0] if kws else "notes", self.max_depth) or "notes"
-                else:
-                    folder = best[1] if best else "notes"
-            elif best and best[0] >= 2:
-                folder = best[1]
+            scored = self.ranked(folder, kws) if folder else self.last
+            if scored and scored[0][0] >= STRONG:
+                folder = scored[0][1]
             else:
-                return folder
-        return folder
+                break
+        return folder or self.default(type_)
+
+    def default(self, type_: str) -> str:
+        name = TYPE_FOLDERS.get(type_)
+        if not name:
+            return INBOX
+        for top in self._kids(""):
+            if top.rpartition("/")[2] == name:
+                return top
+            for sub in self._kids(top):
+                if sub.rpartition("/")[2] == name:
+                    return sub
+        return name
 
     def add(self, folder: str, kws: list[str]) -> None:
         for f in parents(folder):

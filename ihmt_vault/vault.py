@@ -12,17 +12,17 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from . import (chunkers, corrections, decay as decay_mod, doctor as doctor_mod, export as export_mod, githooks, gitlog,
-               history as history_mod, ingest as ingest_mod, levels, lifecycle, notes, purge as purge_mod,
-               mounts as mounts_mod, reconcile as reconcile_mod, saving, sync as sync_mod, timeline)
+               history as history_mod, ingest as ingest_mod, levels, lifecycle, purge as purge_mod,
+               garden as garden_mod, mounts as mounts_mod, reconcile as reconcile_mod, saving, sync as sync_mod,
+               timeline)
 from .config import CONFIG_PATH, Config, Mount
 from .engine import Engine, Progress
 from .errors import BadInput, NotAVault, Refused
-from . import layout
-from .layout import default_path, expand
+from .layout import default_path, expand, write_vault_files
 from .notes import Memory
 from .results import (Change, ExportReport, ForgetReport, ImportReport, IngestReport, Problem, RebuildReport,
-                      ReconcileReport, SyncReport, SyncStatus,
-                      UndoReport)
+                      ReconcileReport, SyncReport, SyncStatus, UndoReport)
+
 
 class Vault:
     def __init__(self, engine: Engine):
@@ -51,7 +51,7 @@ class Vault:
         root = root.resolve()
         if own_repo or gitlog.work_tree_of(root) is None:
             gitlog.init_repo(root)
-        written = layout.write_vault_files(root, {CONFIG_PATH: config.to_toml()})
+        written = write_vault_files(root, {CONFIG_PATH: config.to_toml()})
         e = Engine(root, config)
         sync_mod.configure(e)
         githooks.install(e)
@@ -262,6 +262,10 @@ class Vault:
         """Archive the memories whose weight sank (see decay.py for the rule), delete expired archived
         ones if `archive_expiry_days` is set: one commit, one line in operations.md."""
         return decay_mod.run(self.engine, dry_run, source)
+
+    def garden(self, dry_run: bool = False, source: str | None = None) -> "garden_mod.GardenReport":
+        """File the inbox into topics that now fit, split crowded folders into named subtopics: one `move` commit."""
+        return garden_mod.garden(self.engine, dry_run, source)
 
     def decay_due(self) -> bool:
         """Whether decay has not run today on this machine (what `ihmt decay --auto` asks)."""

@@ -1,0 +1,251 @@
+"""How the vault organises memories saved without a topic: its tree against the true sections.
+
+    python bench/organisation.py                    # org-dev, one batch and one by one (random order)
+    python bench/organisation.py --mode batch       # only the one `save_many` batch
+    python bench/organisation.py --data FILE.jsonl  # another labelled corpus (text, label per line)
+
+Every entry of `/work/shared/data/org-dev/awesome-python.jsonl` is saved into a fresh vault with no
+topic and no title, either in one `save_many` batch or one `save` at a time in a random order
+(seed 7). The folder each memory ends up in (its leaf) is compared with the entry's `label` (the
+section, "Group/Section") and with its group: purity, inverse purity, F-measure and NMI, beside a
+plain TF-IDF + k-means (k-means++, 5 restarts, lower-cased words, l2-normalised, smooth idf — what
+scikit-learn's defaults compute) with the same number of clusters as the tree has leaf folders,
+computed in the same run, and the one-folder clustering. Shape and naming: share of one-word folder
+names, folders named by a stop or filler word, share of folder names matching as a word (plural
+folded) the section most of their memories come from, largest folder against 3x the branch factor,
+largest top folder's share of the vault, titles ending with "…". Results go to
+`bench/results/organisation.json`.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import re
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from ihmt_vault import Vault  # noqa: E402
+
+DATA = Path("/work/shared/data/org-dev/awesome-python.jsonl")
+# Words that never name a topic, kept here independently of the vault's own lists.
+FILLER = set("""a an the and or of to in on for with by at from as is are be was were it its this that these those
+use used uses using run runs ask asks call calls need needs means mean chose choose based adding add make makes
+way thing things stuff get gets got new old good bad via into over more most other some any all also can will
+should must may might one two days day lot etc like just only very well see first last same different simple
+easy fast small large high low full""".split())
+
+
+def load(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+# --- clustering scores ---------------------------------------------------------------------------
+def contingency(clusters: list[str], labels: list[str]):
+    table: dict[str, Counter] = defaultdict(Counter)
+    for c, l in zip(clusters, labels):
+        table[c][l] += 1
+    return table
+
+
+def scores(clusters: list[str], labels: list[str]) -> dict:
+    n = len(labels)
+    table = contingency(clusters, labels)
+    by_label = Counter(labels)
+    by_cluster = {c: sum(t.values()) for c, t in table.items()}
+    purity = sum(max(t.values()) for t in table.values()) / n
+    inverse: Counter = Counter()
+    for c, t in table.items():
+        for l, k in t.items():
+            inverse[l] = max(inverse[l], k)
+    inv_purity = sum(inverse.values()) / n
+    f = 0.0
+    for l, nl in by_label.items():
+        best = 0.0
+        for c, t in table.items():
+            k = t.get(l, 0)
+            if k:
+                p, r = k / by_cluster[c], k / nl
+                best = max(best, 2 * p * r / (p + r))
+        f += nl / n * best
+    mi = sum(k / n * math.log(k * n / (by_cluster[c] * by_label[l])) for c, t in table.items() for l, k in t.items())
+    hc = -sum(v / n * math.log(v / n) for v in by_cluster.values())
+    hl = -sum(v / n * math.log(v / n) for v in by_label.values())
+    nmi = 2 * mi / (hc + hl) if hc + hl else 1.0
+    return {"f": round(f, 3), "purity": round(purity, 3), "inverse_purity": round(inv_purity, 3),
+            "nmi": round(nmi, 3), "clusters": len(table)}
+
+
+# --- the baseline: TF-IDF + k-means in plain Python ----------------------------------------------
+def tfidf(texts: list[str]) -> list[dict[str, float]]:
+    docs = [Counter(re.findall(r"(?u)\b\w\w+\b", t.lower())) for t in texts]
+    n = len(docs)
+    df = Counter(w for d in docs for w in d)
+    idf = {w: math.log((1 + n) / (1 + k)) + 1 for w, k in df.items()}
+    out = []
+    for d in docs:
+        v = {w: c * idf[w] for w, c in d.items()}
+        norm = math.sqrt(sum(x * x for x in v.values())) or 1.0
+        out.append({w: x / norm for w, x in v.items()})
+    return out
+
+
+def kmeans(vecs: list[dict[str, float]], k: int, seed: int = 0, restarts: int = 5, iters: int = 60) -> list[int]:
+    rng = random.Random(seed)
+    best, best_inertia = None, float("inf")
+
+    def dist2(v, c, cn):  # |v - c|^2 with |v| = 1
+        return 1.0 - 2 * sum(x * c.get(w, 0.0) for w, x in v.items()) + cn
+
+    for _ in range(restarts):
+        centres = [dict(vecs[rng.randrange(len(vecs))])]
+        norms = [1.0]
+        d = [dist2(v, centres[0], 1.0) for v in vecs]
+        while len(centres) < k:  # k-means++
+            total = sum(d)
+            pick, acc, r = 0, 0.0, rng.random() * total
+            for i, x in enumerate(d):
+                acc += x
+                if acc >= r:
+                    pick = i
+                    break
+            centres.append(dict(vecs[pick]))
+            norms.append(1.0)
+            d = [min(a, dist2(v, centres[-1], 1.0)) for a, v in zip(d, vecs)]
+        assign = [-1] * len(vecs)
+        for _ in range(iters):
+            new = [min(range(k), key=lambda j: dist2(v, centres[j], norms[j])) for v in vecs]
+            if new == assign:
+                break
+            assign = new
+            for j in range(k):
+                members = [vecs[i] for i, a in enumerate(assign) if a == j]
+                if not members:
+                    continue
+                c: Counter = Counter()
+                for v in members:
+                    c.update(v)
+                centres[j] = {w: x / len(members) for w, x in c.items()}
+                norms[j] = sum(x * x for x in centres[j].values())
+        inertia = sum(dist2(v, centres[a], norms[a]) for v, a in zip(vecs, assign))
+        if inertia < best_inertia:
+            best, best_inertia = assign, inertia
+    return best
+
+
+# --- the tree's shape and names ------------------------------------------------------------------
+def stem(w: str) -> str:
+    w = w.lower()
+    for suffix in ("ies", "es", "s"):
+        if w.endswith(suffix) and len(w) > len(suffix) + 2:
+            return w[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return w
+
+
+def words(text: str) -> set[str]:
+    return {stem(w) for w in re.findall(r"[^\W_]+", text.lower()) if w not in FILLER}
+
+
+def shape(v: Vault, folders: list[str], labels: list[str], titles: list[str], branch_factor: int) -> dict:
+    table = contingency(folders, labels)
+    names = sorted({p for f in folders if f for p in _prefixes(f)})
+    leaf_names = {f: f.rpartition("/")[2] for f in table if f}
+    matches = 0
+    for f, t in table.items():
+        if not f:
+            continue
+        section = t.most_common(1)[0][0].rpartition("/")[2]
+        matches += bool(words(leaf_names[f].replace("-", " ")) & words(section))
+    below: dict[str, Counter] = defaultdict(Counter)   # every folder: the sections of all memories under it
+    for f, l in zip(folders, labels):
+        for p in _prefixes(f) if f else []:
+            below[p][l] += 1
+    all_matches = sum(bool(words(p.rpartition("/")[2].replace("-", " ")) & words(t.most_common(1)[0][0].rpartition("/")[2]))
+                      for p, t in below.items() if p != "inbox")
+    top = Counter(f.split("/")[0] for f in folders)
+    biggest_top = top.most_common(1)[0] if top else ("", 0)
+    sizes = Counter(folders)
+    return {
+        "folders": len(names), "leaf_folders": len(table), "depth": max((f.count("/") + 1 for f in folders if f), default=0),
+        "one_word_names": round(sum("-" not in n.rpartition("/")[2] for n in names) / max(1, len(names)), 3),
+        "filler_names": sorted(n for n in names if any(w in FILLER for w in n.rpartition("/")[2].split("-"))),
+        "names_matching_section": round(matches / max(1, len([f for f in table if f])), 3),
+        "all_names_matching_section": round(all_matches / max(1, len([p for p in below if p != "inbox"])), 3),
+        "largest_folder": sizes.most_common(1)[0], "over_3x_branch_factor": [f for f, k in sizes.items() if k > 3 * branch_factor],
+        "largest_top_share": round(biggest_top[1] / len(folders), 3), "largest_top": biggest_top[0],
+        "titles_ending_ellipsis": sum(t.endswith("…") for t in titles),
+        "names": names,
+    }
+
+
+def _prefixes(folder: str):
+    parts = folder.split("/")
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def run(rows: list[dict], mode: str, seed: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        v = Vault.init(Path(tmp) / "v")
+        t = time.perf_counter()
+        if mode == "batch":
+            ms = v.save_many([{"text": r["text"]} for r in rows], source="bench")
+            ids = [m.id for m in ms]
+        else:
+            order = list(range(len(rows)))
+            random.Random(seed).shuffle(order)
+            ids = [None] * len(rows)
+            for i in order:
+                ids[i] = v.save(rows[i]["text"], source="bench").id
+        seconds = time.perf_counter() - t
+        got = [v.get(i) for i in ids]
+        folders = [m.folder for m in got]
+        bf = v.engine.config.branch_factor if hasattr(v, "engine") else 16
+        out = {"mode": mode, "seconds": round(seconds, 1)}
+        out["shape"] = shape(v, folders, [r["label"] for r in rows], [m.title for m in got], bf)
+        v.close()
+    labels = [r["label"] for r in rows]
+    groups = [r["label"].split("/")[0] for r in rows]
+    k = out["shape"]["leaf_folders"]
+    assign = [str(a) for a in kmeans(tfidf([r["text"] for r in rows]), k)]
+    out["tree"] = {"section": scores(folders, labels), "group": scores(folders, groups)}
+    out["kmeans"] = {"k": k, "section": scores(assign, labels), "group": scores(assign, groups)}
+    out["one_folder"] = {"section": scores(["x"] * len(rows), labels)}
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--mode", choices=["batch", "one-by-one", "both"], default="both")
+    ap.add_argument("--seed", type=int, default=7)
+    a = ap.parse_args()
+    rows = load(a.data)
+    results = [run(rows, m, a.seed) for m in (["batch", "one-by-one"] if a.mode == "both" else [a.mode])]
+    for r in results:
+        s, t, km = r["shape"], r["tree"]["section"], r["kmeans"]["section"]
+        print(f"== {r['mode']} ({len(rows)} memories, {r['seconds']} s)")
+        print(f"  tree   section F {t['f']} purity {t['purity']} inv {t['inverse_purity']} NMI {t['nmi']}"
+              f" | group F {r['tree']['group']['f']} purity {r['tree']['group']['purity']}")
+        print(f"  kmeans section F {km['f']} purity {km['purity']} inv {km['inverse_purity']} NMI {km['nmi']}"
+              f" (k={r['kmeans']['k']}) | group F {r['kmeans']['group']['f']} purity {r['kmeans']['group']['purity']}")
+        print(f"  one folder: F {r['one_folder']['section']['f']} purity {r['one_folder']['section']['purity']}")
+        print(f"  folders {s['folders']} (leaves {s['leaf_folders']}, depth {s['depth']}), one-word names "
+              f"{s['one_word_names']}, filler names {s['filler_names']}, names matching section "
+              f"{s['names_matching_section']} (leaves), {s['all_names_matching_section']} (all folders)")
+        print(f"  largest folder {s['largest_folder']}, over 3x bf {s['over_3x_branch_factor']}, largest top "
+              f"{s['largest_top']} {s['largest_top_share']}, titles ending … {s['titles_ending_ellipsis']}")
+        print(f"  names: {', '.join(s['names'])}")
+    out = ROOT / "bench/results"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "organisation.json").write_text(json.dumps(results, indent=1, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

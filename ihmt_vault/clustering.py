@@ -1,0 +1,236 @@
+"""Grouping memories into subtopics and naming them: TF-IDF vectors, spherical k-means, phrase names.
+
+Pure functions over texts, deterministic (a fixed seed, stable sort orders), so the same folder
+always splits the same way. Lexical by default: the words memories share, nothing learned.
+
+- `features(text)`: a memory's content words (folded, plural folded), package-style names split at
+  hyphens, weighted by TF-IDF over the folder being split.
+- `kmeans`: spherical k-means (cosine), k-means++ seeding from a fixed seed, a few restarts.
+- `name_groups`: each group named by the phrase (two adjacent content words, or one) that best
+  tells its members from the rest of the folder — held by at least two members, never a stop or
+  filler word, never a word of the folder's own path.
+- `plan`: the subtopics a crowded folder splits into (each of at least `min_group` memories); what
+  fits no named subtopic stays where it is.
+"""
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections import Counter
+
+from .notes import slugify
+from .sensitive import looks_like_credential
+from .text import CJK_RUN, cjk_terms, fold
+
+# Words that say how or how much, not what: never a topic's name, and not evidence of a topic.
+FILLER = frozenset("""
+a about above across add added adding adds after again against all allow allows almost along already also
+although always among an and another any anything are around as ask asked asks at available away back based
+be because been before being below best better between both but by call called calls can cannot chose chosen
+choose could day days did different do does doing done down during each easy either else enough etc even
+ever every example except fast few first for from full get gets give given go goes going good got great had
+has have having help helps here high how however if in including instead into is it its just keep kept kind
+large last least less let lets level like likely little lot low made main make makes many may maybe mean means
+might more most much must need needed needs never new next nice no not nothing now of off often old on once
+one only or other our out over own per please possible powerful prefer provide provides providing put quick
+quickly rather real really run running runs said same say see set several shall should show simple since
+small so some something sometimes soon still such support supports sure take than that the their them then
+there these they thing things this those though through thus time to too try two under until up upon us use
+used useful user uses using usually various very via want wants was way ways we well were what when where
+whether which while who whole why will with within without work works would yes yet you your
+library libraries package packages module modules tool tools toolkit implementation implementations wrapper
+wrappers collection collections list lists written write writes stuff etc e.g i.e
+""".split())
+_WORD = re.compile(r"[^\W\d_][\w'+#.-]*[\w+#]|[^\W\d_]|\d+[a-z]\w*", re.UNICODE)
+
+
+def stem(word: str) -> str:
+    """A plural folded to its singular, crudely and predictably ('frameworks' → 'framework')."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def is_filler(word: str, stop: frozenset[str]) -> bool:
+    return (word in FILLER or word in stop or len(word) < 3 and not word.isupper() or word.isdigit()
+            or looks_like_credential(word))
+
+
+def runs(text: str, stop: frozenset[str]) -> list[list[str]]:
+    """The text's content words in runs of adjacent ones (a stop or filler word, or punctuation,
+    ends a run), folded; CJK runs as their segments."""
+    out: list[list[str]] = []
+    folded = fold(text)
+    for run in CJK_RUN.findall(folded):
+        out.append(cjk_terms(run))
+    for piece in re.split(r"[,.;:!?()\[\]{}\"“”/|]+|\s[-–—]\s", CJK_RUN.sub(" . ", folded)):
+        current: list[str] = []
+        for w in _WORD.findall(piece):
+            w = w.strip("'.-")
+            if not w or is_filler(w, stop):
+                if current:
+                    out.append(current)
+                current = []
+            else:
+                current.append(w)
+        if current:
+            out.append(current)
+    return out
+
+
+def features(text: str, stop: frozenset[str]) -> Counter:
+    """A memory's terms for clustering: content words (plural folded), hyphenated names also by part."""
+    c: Counter = Counter()
+    for run in runs(text, stop):
+        for w in run:
+            c[stem(w)] += 1
+            if "-" in w:
+                c.update(stem(p) for p in w.split("-") if len(p) > 2 and not is_filler(p, stop))
+    return c
+
+
+def phrases(text: str, stop: frozenset[str]) -> dict[str, str]:
+    """Candidate names a memory holds: {key: surface} for single words and adjacent pairs."""
+    out = {}
+    for run in runs(text, stop):
+        for i, w in enumerate(run):
+            if "-" not in w or len(w) <= 20:
+                out.setdefault(stem(w), w)
+            if i + 1 < len(run) and "-" not in w and "-" not in run[i + 1]:
+                out.setdefault(f"{stem(w)} {stem(run[i + 1])}", f"{w} {run[i + 1]}")
+    return out
+
+
+def vectors(texts: list[str], stop: frozenset[str]) -> list[dict[str, float]]:
+    docs = [features(t, stop) for t in texts]
+    n = len(docs)
+    df = Counter(w for d in docs for w in d)
+    out = []
+    for d in docs:
+        v = {w: (1 + math.log(c)) * math.log((1 + n) / (1 + df[w])) for w, c in d.items() if df[w] > 1}
+        norm = math.sqrt(sum(x * x for x in v.values())) or 1.0
+        out.append({w: x / norm for w, x in v.items()})
+    return out
+
+
+def kmeans(vecs: list[dict[str, float]], k: int, seed: int = 13, restarts: int = 4, iters: int = 40) -> list[int]:
+    """Spherical k-means: each vector to the centre it is most similar to (cosine)."""
+    k = max(1, min(k, len(vecs)))
+    rng = random.Random(seed)
+    best, best_score = [0] * len(vecs), -1.0
+
+    def sim(v, c):
+        return sum(x * c.get(w, 0.0) for w, x in v.items())
+
+    for _ in range(restarts):
+        centres = [vecs[rng.randrange(len(vecs))]]
+        far = [1.0 - sim(v, centres[0]) for v in vecs]
+        while len(centres) < k:
+            total = sum(far)
+            if total <= 0:
+                break
+            r, acc, pick = rng.random() * total, 0.0, 0
+            for i, x in enumerate(far):
+                acc += x
+                if acc >= r:
+                    pick = i
+                    break
+            centres.append(vecs[pick])
+            far = [min(a, 1.0 - sim(v, centres[-1])) for a, v in zip(far, vecs)]
+        assign: list[int] = []
+        for _ in range(iters):
+            new = [max(range(len(centres)), key=lambda j: (sim(v, centres[j]), -j)) for v in vecs]
+            if new == assign:
+                break
+            assign = new
+            for j in range(len(centres)):
+                members = [vecs[i] for i, a in enumerate(assign) if a == j]
+                if members:
+                    c: Counter = Counter()
+                    for v in members:
+                        c.update(v)
+                    norm = math.sqrt(sum(x * x for x in c.values())) or 1.0
+                    centres[j] = {w: x / norm for w, x in c.items()}
+        score = sum(sim(v, centres[a]) for v, a in zip(vecs, assign))
+        if score > best_score:
+            best, best_score = assign, score
+    return best
+
+
+def name_groups(texts: list[str], groups: list[list[int]], stop: frozenset[str], avoid: set[str]) -> list[str | None]:
+    """A readable name for each group (None: its members share no distinctive phrase)."""
+    held = [phrases(t, stop) for t in texts]
+    df = Counter(k for h in held for k in h)
+    names: list[str | None] = []
+    taken = set(avoid)
+    for members in groups:
+        inside = Counter(k for i in members for k in held[i])
+        scored = []
+        for key, a in inside.items():
+            if a < 2 or any(p in avoid for p in re.split(r"[ -]", key)):
+                continue
+            precision, coverage = a / df[key], a / len(members)
+            if precision < 0.4 or df[key] > 2 * len(texts) / 3:   # the folder's own theme names no subtopic
+                continue
+            f = 2 * precision * coverage / (precision + coverage)
+            scored.append((f * (1.3 if " " in key else 1.0), a, key))
+        scored.sort(key=lambda s: (-s[0], -s[1], s[2]))
+        surface = None
+        for _, _, key in scored:
+            forms = Counter(held[i][key] for i in members if key in held[i])
+            slug = slugify(forms.most_common(1)[0][0], 40)
+            if slug not in taken:
+                surface = slug
+                break
+        names.append(surface)
+        if surface:
+            taken.add(surface)
+    return names
+
+
+def plan(texts: list[str], branch_factor: int, stop: frozenset[str], avoid: set[str] = frozenset(),
+         min_group: int = 3) -> tuple[dict[str, list[int]], list[int]]:
+    """Subtopics for a crowded folder's memories: ({name: member positions}, positions left where
+    they are). About half a branch factor a subtopic; a subtopic too small joins the nearest."""
+    n = len(texts)
+    if n <= min_group:
+        return {}, list(range(n))
+    k = min(branch_factor, max(2, round(n / max(3, branch_factor * 0.5))))
+    vecs = vectors(texts, stop)
+    assign = kmeans(vecs, k)
+    groups = [[i for i, a in enumerate(assign) if a == j] for j in range(max(assign) + 1)]
+    big = [g for g in groups if len(g) >= min_group]
+    if not big:
+        return {}, list(range(n))
+    centres = []
+    for g in big:
+        c: Counter = Counter()
+        for i in g:
+            c.update(vecs[i])
+        centres.append(c)
+    for g in groups:  # a group too small for a subtopic joins the one its members are nearest to
+        if len(g) < min_group:
+            for i in g:
+                scores = [sum(x * c.get(w, 0.0) for w, x in vecs[i].items()) for c in centres]
+                big[max(range(len(big)), key=lambda j: (scores[j], -j))].append(i)
+    left = []
+    for j, g in enumerate(big):  # a memory sharing no word with its group's other members stays
+        centre: Counter = Counter()
+        for i in g:
+            centre.update(vecs[i])
+        keep = [i for i in g if sum(x * (centre[w] - x) for w, x in vecs[i].items()) > 1e-9]
+        left += [i for i in g if i not in keep]
+        big[j] = keep
+    left += [i for g in big if len(g) < min_group for i in g]
+    big = [g for g in big if len(g) >= min_group]
+    names = name_groups(texts, big, stop, avoid)
+    out = {}
+    for name, g in zip(names, big):
+        if name and len(g) < n:
+            out[name] = sorted(g)
+        else:
+            left += g
+    return out, sorted(left)

@@ -1,0 +1,74 @@
+"""The gardener: re-files what sits in the inbox once a topic fits it, and splits crowded folders
+into subtopics (`clustering.py`: lexical TF-IDF + spherical k-means, each subtopic named by a phrase
+its members share, at least 3 memories each). Ids are kept; a folder is never renamed (only new
+subfolders are made); one `move` commit whose body lists what moved. `--dry-run` says what the
+first pass would move and changes nothing.
+"""
+from __future__ import annotations
+
+from . import tree
+from .engine import Engine
+from .errors import VaultError
+from .results import GardenReport, Moved
+
+
+def crowded(e: Engine) -> list[str]:
+    bf = e.config.branch_factor
+    return [f for f in sorted({r.folder for r in e.catalog.all()}) if f and f.split("/")[0] != tree.ARCHIVE
+            and len(e.layout.memory_names(f)) > bf and tree.depth(f) < e.config.max_depth]
+
+
+def refile_plan(e: Engine) -> list[tuple[str, str]]:
+    """(path, folder) for each inbox memory a topic now fits on strong evidence."""
+    placer = e.placer()
+    out = []
+    for name in e.layout.memory_names(tree.INBOX):
+        rel = f"{tree.INBOX}/{name}"
+        try:
+            m = e.read(rel)
+        except VaultError:
+            continue
+        folder = placer.place(tree.keywords(m.title, m.body, m.tags), m.type)
+        if folder != tree.INBOX:
+            out.append((rel, folder))
+    return out
+
+
+def garden(e: Engine, dry_run: bool = False, source: str | None = None) -> GardenReport:
+    e.refresh()
+    before = {r.id: (r.path, r.title) for r in e.catalog.all() if r.status != "archived"}
+    if dry_run:
+        moves = [Moved(m.id, m.title, tree.folder_of(rel), folder) for rel, folder in refile_plan(e)
+                 for m in [e.read(rel)]]
+        for folder in crowded(e):
+            rows = [{"path": f"{folder}/{n}", "text": e.read(f"{folder}/{n}").body, "keywords": []}
+                    for n in e.layout.memory_names(folder)]
+            for name, paths in tree.plan_split(rows, set(e.layout.subfolders(folder)), e.config.branch_factor).items():
+                for rel in paths:
+                    m = e.read(rel)
+                    moves.append(Moved(m.id, m.title, folder, name if folder == tree.INBOX else f"{folder}/{name}"))
+        return GardenReport(moves, dry_run=True)
+    with e.transaction("move", "move: garden", [("Memory-Op", "move")], source) as tx:
+        touched = set()
+        for rel, folder in refile_plan(e):
+            tx.move(rel, folder)
+            touched.add(folder)
+        tx.split_crowded(set(crowded(e)) | {f for f in touched if len(e.layout.memory_names(f)) > e.config.branch_factor})
+        moves = moved_by(tx, before)
+        tx.subject = f"move: garden {len(moves)} {'memory' if len(moves) == 1 else 'memories'}"
+        tx.body = "\n".join(f"{m.id} {m.before}/ → {m.after}/  {m.title}" for m in moves)
+        tx.trailers += [("Memory-Id", m.id) for m in moves]
+    return GardenReport(moves, commit=tx.commit if moves else None)
+
+
+def moved_by(tx, before: dict) -> list[Moved]:
+    """What a transaction moved, from the memories' paths before it ({id: (path, title)})."""
+    by_path = {path: i for i, (path, _t) in before.items()}
+    now = {}
+    for src, dest in tx.moved:
+        i = by_path.pop(src, None)
+        if i is not None:
+            by_path[dest] = i
+            now[i] = dest
+    return [Moved(i, before[i][1], tree.folder_of(before[i][0]), tree.folder_of(p))
+            for i, p in sorted(now.items(), key=lambda kv: kv[1]) if tree.folder_of(p) != tree.folder_of(before[i][0])]

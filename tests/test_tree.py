@@ -1,0 +1,148 @@
+"""A tree a person would keep: titles, file names, placement, the gardener, summaries, corrections."""
+from ihmt_vault.notes import slugify, title_from_body
+
+
+def test_a_generated_title_is_the_first_sentence():
+    body = "We decided to store timestamps in UTC. DST bugs cost us a week in March."
+    assert title_from_body(body, "x") == "We decided to store timestamps in UTC."
+
+
+def test_a_long_first_sentence_is_cut_at_a_word_boundary_without_an_ellipsis():
+    body = "langchain - Building applications with LLMs through composability and many more words."
+    assert title_from_body(body, "x") == "langchain - Building applications with LLMs through"
+
+
+def test_a_version_number_does_not_end_the_first_sentence():
+    assert title_from_body("Ana uses Neovim 0.11 with lazy.nvim. She likes it.", "x") == "Ana uses Neovim 0.11 with lazy.nvim."
+
+
+def test_the_first_heading_is_the_title():
+    assert title_from_body("# Deploy checklist\n\nRun the migrations first.", "x") == "Deploy checklist"
+
+
+def test_a_file_name_is_never_cut_mid_word():
+    assert slugify("Staging runs PostgreSQL 17 and also many more things beyond that which we need") == \
+        "staging-runs-postgresql-17-and-also-many-more-things-beyond"
+
+
+def _vault(tmp_path, bf):
+    from ihmt_vault import Vault
+    root = tmp_path / "v"
+    Vault.init(root).close()
+    (root / ".ihmt/config.toml").write_text(f"[vault]\nbranch_factor = {bf}\n")
+    return Vault.open(root)
+
+
+def test_save_without_topic_never_opens_a_folder_named_after_one_of_its_words(vault):
+    texts = ["Code style: prefer early returns, forbidden to nest deeper than three levels.",
+             "We chose FastAPI over Flask because async endpoints were needed.",
+             "Luis Fernández is the product owner for billing.",
+             "Always pnpm, never npm, in the frontend repo."]
+    assert [vault.save(t).folder for t in texts] == ["inbox", "inbox", "inbox", "inbox"]
+
+
+def test_a_decision_saved_without_topic_goes_to_the_decisions_folder_wherever_it_is(vault):
+    vault.save("We review pull requests within a day.", topic="work/decisions", type="decision")
+    m = vault.save("We decided to store timestamps in UTC.", type="decision")
+    assert m.folder == "work/decisions"
+
+
+def test_save_says_where_it_filed_the_memory_and_the_closest_other_topics(vault):
+    vault.save("Postgres backups run nightly with pgbackrest.", topic="postgres")
+    vault.save("Redis eviction policy is allkeys-lru.", topic="redis")
+    m = vault.save("Postgres vacuum runs weekly; postgres and redis both on the db host.")
+    assert m.folder == "postgres"
+    assert m.notices[-1] == "Filed in postgres/; closest other topics: redis."
+
+
+def test_a_crowded_inbox_is_filed_into_topics_named_by_a_phrase_their_memories_share(tmp_path):
+    v = _vault(tmp_path, 6)
+    texts = ["The web framework Django renders the admin.", "Flask is a micro web framework.",
+             "Pyramid is a web framework for large apps.", "pytest runs the unit tests.",
+             "Hypothesis writes property unit tests.", "tox runs the unit tests in many environments.",
+             "Sphinx builds the documentation."]
+    ms = [v.save(t) for t in texts]
+    assert [v.get(m.id).folder for m in ms] == ["web-framework"] * 3 + ["unit-tests"] * 3 + ["inbox"]
+    v.close()
+
+
+def test_garden_dry_run_lists_moves_and_changes_nothing_then_garden_makes_one_move_commit(tmp_path):
+    from conftest import commits, git
+    v = _vault(tmp_path, 100)
+    texts = ["The web framework Django renders the admin.", "Flask is a micro web framework.",
+             "Pyramid is a web framework for large apps.", "pytest runs the unit tests.",
+             "Hypothesis writes property unit tests.", "tox runs the unit tests in many environments.",
+             "Sphinx builds the documentation."]
+    for t in texts:
+        v.save(t)
+    v.close()
+    (tmp_path / "v/.ihmt/config.toml").write_text("[vault]\nbranch_factor = 6\n")   # the folder now is crowded
+    from ihmt_vault import Vault
+    v = Vault.open(tmp_path / "v")
+    plan = v.garden(dry_run=True)
+    assert sorted((m.before, m.after) for m in plan.moved) == [("inbox", "unit-tests")] * 3 + [("inbox", "web-framework")] * 3
+    assert len(commits(v.root)) == 8
+    done = v.garden()
+    assert sorted(m.id for m in done.moved) == sorted(m.id for m in plan.moved)
+    assert commits(v.root)[0] == "move: garden 6 memories"
+    assert "inbox/ → unit-tests/  pytest runs the unit tests." in git(v.root, "log", "-1", "--format=%b")
+    v.close()
+
+
+def test_a_summary_never_repeats_a_title_in_the_first_line_beside_it(vault):
+    vault.save("We decided to store timestamps in UTC. DST bugs cost us a week.", topic="work/decisions")
+    text = (vault.root / "work/decisions/index.md").read_text()
+    assert "> **We decided to store timestamps in UTC.** — DST bugs cost us a week." in text
+    assert "(we-decided-to-store-timestamps-in-utc.md) — DST bugs cost us a week." in text
+
+
+def test_the_about_line_holds_no_filler_word(vault):
+    vault.save("Ask Luis when the build needs a new runner; he means well and chose GitLab.", topic="ops")
+    about = next(l for l in (vault.root / "ops/index.md").read_text().splitlines() if l.startswith("About"))
+    assert about == "About build, luis, runner, gitlab. 1 memory."
+
+
+def test_a_folder_description_written_above_the_generated_part_is_kept_and_shown_first(vault):
+    vault.save("Staging runs PostgreSQL 17.", topic="infra")
+    index = vault.root / "infra/index.md"
+    head, _, rest = index.read_text().partition("# Infra\n")
+    index.write_text(f"{head}# Infra\n\nOur servers and what runs on them.\n\n"
+                     "<!-- generated below: a description written above this line is kept -->\n{rest}")
+    vault.save("Production runs on OVH.", topic="infra")
+    assert "# Infra\n\nOur servers and what runs on them.\n\n<!-- generated below" in index.read_text()
+
+
+def test_production_moved_to_ovh_outdates_hetzner_and_search_answers_ovh_first_with_the_notice(vault):
+    old = vault.save("Production is hosted on Hetzner in Falkenstein.", date="2025-03-01")
+    new = vault.save("Production moved to OVH in Gravelines.", date="2026-05-01")
+    assert vault.get(old.id).status == "outdated"
+    hits = vault.search("where is production hosted?").hits
+    assert [h.id for h in hits[:2]] == [new.id, old.id]
+    assert hits[1].notices == [f"OUTDATED: superseded by {new.id} (2026-05-01) — Production moved to OVH in Gravelines."]
+
+
+def test_replaces_finds_the_memory_by_meaning_not_only_by_its_words(vault):
+    old = vault.save("Staging runs PostgreSQL 15.", date="2025-01-10")
+    new = vault.save("The staging database is PostgreSQL 17 since the upgrade.", replaces="staging postgres version")
+    assert vault.get(old.id).status == "outdated"
+    assert vault.get(new.id).supersedes == [old.id]
+
+
+def test_the_postgresql_15_to_17_chain_is_found_without_replaces(vault):
+    old = vault.save("Staging runs PostgreSQL 15.", date="2025-01-10")
+    new = vault.save("Staging runs PostgreSQL 17.", date="2026-02-03")
+    assert vault.get(old.id).status == "outdated"
+    assert new.notices[0] == "On 2025-01-10 you said Staging uses = 'PostgreSQL 15'; on 2026-02-03 you updated it to 'PostgreSQL 17'."
+
+
+def test_an_older_memory_on_the_same_subject_no_pattern_settles_is_returned_as_may_be_superseded(vault):
+    old = vault.save("The staging database is PostgreSQL 17 since the upgrade.", date="2026-02-03")
+    new = vault.save("The staging database is PostgreSQL 18 since the upgrade last week.", date="2026-09-01")
+    assert vault.get(old.id).status == "active"
+    assert new.notices[0] == (f"May be superseded: {old.id} The staging database is PostgreSQL 17 since the upgrade. "
+                              f"(2026-02-03); if this corrects it, call mark_outdated({old.id}, <new id>).")
+
+
+def test_a_version_is_not_cut_at_its_dot():
+    from ihmt_vault import timeline
+    assert [f.value for f in timeline.extract("Ana uses Neovim 0.11 for everything.", "user")] == ["Neovim 0.11"]
