@@ -206,16 +206,13 @@ class Vault:
              tags: Iterable[str] = (), type: str | None = None, source: str | None = None,
              pinned: bool = False, supersedes: Iterable[str] = (), replaces: str | None = None,
              facts: list[dict] | None = None, vault: str | None = None) -> Memory:
-        """Save one memory; it is filed under `topic`, or where it fits best. One commit.
+        """Save one memory under `topic`, or where it fits best; one commit. It goes to this vault
+        unless `vault` names a mount or `topic` starts with one's name.
 
-        It goes to this vault unless `vault` names a mount or `topic` starts with one's name.
-
-        `supersedes` names the ids this memory corrects; `replaces` describes the memory it corrects
-        in a few words, found by search: one clear match is marked outdated, several are listed in
-        `notices` (nothing marked), none is said so. `facts` ([{subject, attribute, value}]) are
-        recorded in front matter; without them the text's facts are extracted. A fact that
-        contradicts the current value of its timeline outdates the memory that stated it, with a
-        notice; repeating a value is a confirmation.
+        `supersedes` names the ids it corrects; `replaces` describes the memory it corrects, found by
+        search (several matches are listed in `notices`, nothing marked). `facts` ([{subject,
+        attribute, value}]) go to front matter, else the text's are extracted; a fact contradicting
+        its timeline's current value outdates the memory that stated it, with a notice.
         """
         mount, topic = self.mounts.for_save(topic, vault)
         m = saving.save(self.mounts.get(mount).engine if mount else self.engine, text, title, topic, date, tags,
