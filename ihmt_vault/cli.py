@@ -339,16 +339,18 @@ def history(v, as_json, ref, diff):
     _emit(as_json, [c.to_dict() for c in changes], human)
 
 
-def _timelines(as_json, lines) -> None:
+def _timelines(as_json, lines, none: str = "no facts recorded") -> None:
     def human():
         if not lines:
-            click.echo("no facts recorded")
+            click.echo(none)
         for t in lines:
-            click.echo(f"{t.subject} {t.attribute} = {t.current!r}")
+            click.echo(f"{t.subject} {t.attribute} = {t.current!r}" if t.current is not None else
+                       f"{t.subject} {t.attribute}: no current value (every memory that said one is outdated)")
             for e in reversed(t.entries):
                 until = e.valid_to or "now"
                 again = f", confirmed {len(e.confirmations)}x" if e.confirmations else ""
-                click.echo(f"  {e.valid_from} → {until}: {e.value!r} ({e.memory_id}{again})")
+                click.echo(f"  {e.valid_from} → {until}: {e.value!r} ({e.memory_id}{again}"
+                           f"{', outdated' if e.outdated else ''})")
 
     _emit(as_json, [t.to_dict() for t in lines], human)
 
@@ -364,7 +366,7 @@ def facts(v, as_json, subject, at):
 @command(main)
 def conflicts(v, as_json):
     """Facts whose value changed over time (each change outdated the memory that said the old one)."""
-    _timelines(as_json, v.conflicts())
+    _timelines(as_json, v.conflicts(), f"no fact changed value ({len(v.facts())} facts recorded: 'ihmt facts')")
 
 
 @command(main)

@@ -45,7 +45,7 @@ def facts(e: Engine, subject: str | None = None, at: str | None = None) -> list[
     e.refresh()
     day = check_date(at, "--at ") if at else None
     where, args = ("WHERE f.slot_subject = ?", (timeline.norm(subject),)) if subject else ("", ())
-    return timeline.build([(f, d, i, t) for f, d, i, t, _ in e.catalog.facts(where, args)], at=day)
+    return timeline.build(e.catalog.facts(where, args), at=day)
 
 
 def conflicts(e: Engine) -> list[timeline.Timeline]:

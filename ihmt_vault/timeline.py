@@ -46,6 +46,14 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
 _SPEAKER = re.compile(r"^\s*(?P<name>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*){0,2}):\s")
 _FIRST_PERSON = {"i", "we", "me", "yo", "my", "mi"}
 _ARTICLES = re.compile(r"^(?:the|a|an|el|la|los|las|un|una)\s+", re.I)
+# Precision over recall: a value that is a fragment ("the same", "with a Garmin", "it") or a
+# quantity ("5–7 km", what "runs" means for a runner) is no fact; nor is a subject that is a pronoun.
+_FRAGMENT = re.compile(r"^(?:same|it|this|that|these|those|them|both|one|ones|some|all|more|less|other|"
+                       r"with|without|for|from|to|of|in|on|at|into|by|about|only|just|also|too|again|"
+                       r"lo mismo|eso|esto|con|sin|de|por|para)\b|^\d[\d.,–-]*\s*(?:km|mi|miles?|m|h|hours?|"
+                       r"minutes?|min|times?|days?|weeks?|kg|%)?$|^\d[\d.,–-]*\s*(?:km|miles?|hours?|minutes?|times?)\b",
+                       re.I)
+_PRONOUN = {"she", "he", "it", "they", "this", "that", "there", "ella", "él", "ellos", "esto", "eso"}
 _LEAD = re.compile(r"^(?:then|now|so|and|but|also|today|yesterday|ahora|luego|entonces|hoy|ayer|y)\s+", re.I)
 
 
@@ -84,12 +92,14 @@ def extract(text: str, who: str) -> list[Fact]:
     for attribute, pattern in PATTERNS:
         for m in pattern.finditer(body):
             value = _ARTICLES.sub("", m.group("value").strip()).strip(" '\",")
-            if not value or len(value.split()) > 8:
+            if not value or len(value.split()) > 8 or _FRAGMENT.match(value):
                 continue
             subject = m.groupdict().get("subject") or who
             while _LEAD.match(subject):
                 subject = _LEAD.sub("", subject, count=1)
             subject = _ARTICLES.sub("", subject).strip()
+            if subject and fold(subject.split()[0]) in _PRONOUN:
+                continue
             if not subject or norm(subject) in _FIRST_PERSON:
                 subject = who
             fact = Fact(subject, attribute, value)
@@ -125,6 +135,7 @@ class Entry:
     memory_id: str
     title: str
     confirmations: list[str] = field(default_factory=list)   # ids of memories that repeated it
+    outdated: bool = False           # every memory that said it is outdated: history, never current
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -148,25 +159,30 @@ class Timeline:
         return None
 
 
-def build(records: list[tuple[Fact, str, str, str]], at: str | None = None) -> list[Timeline]:
-    """Timelines from (fact, date, memory id, title) records; with `at`, as they stood on that day."""
+def build(records: list[tuple], at: str | None = None) -> list[Timeline]:
+    """Timelines from (fact, date, memory id, title[, status]) records; with `at`, as they stood on
+    that day. The current value is the newest one a memory that is not outdated states (None when
+    every memory that stated a value was outdated by one that states none); as of a day, the newest
+    said by then."""
     slots: dict[tuple, list] = {}
-    for fact, day, mid, title in records:
+    for fact, day, mid, title, *status in records:
         if day and (at is None or day <= at):
-            slots.setdefault(slot(fact), []).append((day, mid, fact, title))
+            slots.setdefault(slot(fact), []).append((day, mid, fact, title, (status or ["active"])[0] == "outdated"))
     out = []
     for _key, items in sorted(slots.items()):
         items.sort(key=lambda i: (i[0], i[1]))
         entries: list[Entry] = []
-        for day, mid, fact, title in items:
+        for day, mid, fact, title, outdated in items:
             if entries and norm(entries[-1].value) == norm(fact.value):
                 entries[-1].confirmations.append(mid)
+                entries[-1].outdated = entries[-1].outdated and outdated
                 continue
             if entries:
                 entries[-1].valid_to = day
-            entries.append(Entry(fact.value, day, None, mid, title))
+            entries.append(Entry(fact.value, day, None, mid, title, outdated=outdated))
         first = items[0][2]
-        out.append(Timeline(first.subject, first.attribute, entries, entries[-1].value))
+        live = [e for e in entries if not e.outdated or at is not None]   # as of a day: what was said then
+        out.append(Timeline(first.subject, first.attribute, entries, live[-1].value if live else None))
     return out
 
 
