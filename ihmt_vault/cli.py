@@ -845,6 +845,17 @@ def decay(v, as_json, dry_run, auto, source):
 
 
 @command(main)
+@click.argument("folder")
+@click.argument("text", nargs=-1)
+@click.option("--source", help="Who is describing it (the commit's Agent).")
+def describe(v, as_json, folder, text, source):
+    """Describe a topic FOLDER in a sentence or two: kept above its summary's generated part and shown first (no TEXT removes it). One commit."""
+    said = v.describe(folder, " ".join(text), source=source)
+    _emit(as_json, {"folder": folder, "description": said},
+          lambda: out.print(f"described {folder}: {said}" if said else f"description of {folder} removed", markup=False))
+
+
+@command(main)
 @click.option("--dry-run", is_flag=True, help="Say what would move; change nothing.")
 @click.option("--source", help="Who is gardening (the commit's Agent).")
 def garden(v, as_json, dry_run, source):

@@ -146,7 +146,7 @@ class Engine:
         return tree.FolderInfo(name=name, title=str(meta.get("title") or tree.humanize(name)), count=count,
                                keywords=[str(k) for k in meta.get("keywords") or []])
 
-    def render_folder(self, folder: str) -> str | None:
+    def render_folder(self, folder: str, description: str | None = None) -> str | None:
         """The index.md a folder should have now (None: an empty topic, to be removed)."""
         subs = [i for name in self.layout.subfolders(folder)
                 if (i := self.folder_info(f"{folder}/{name}" if folder else name))]
@@ -154,10 +154,12 @@ class Engine:
         if folder and not rows and not subs:
             return None
         title = self.config.title if not folder else tree.humanize(folder.rpartition("/")[2])
-        try:
-            described = tree.description_of(self.layout.abs(tree.summary_path(folder)).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError):
-            described = ""
+        described = description
+        if described is None:
+            try:
+                described = tree.description_of(self.layout.abs(tree.summary_path(folder)).read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError):
+                described = ""
         text, _ = tree.render_summary(folder, title, rows, subs, lambda i: (self.catalog.by_id(i) or [None])[0],
                                       described)
         return text

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from . import tree
 from .engine import Engine
-from .errors import VaultError
+from .errors import BadInput, NotFound, SecretRefused, VaultError
+from .sensitive import find_secret
 from .results import GardenReport, Moved
 
 
@@ -72,3 +73,20 @@ def moved_by(tx, before: dict) -> list[Moved]:
             now[i] = dest
     return [Moved(i, before[i][1], tree.folder_of(before[i][0]), tree.folder_of(p))
             for i, p in sorted(now.items(), key=lambda kv: kv[1]) if tree.folder_of(p) != tree.folder_of(before[i][0])]
+
+
+def describe(e: Engine, folder: str, text: str, source: str | None = None) -> str:
+    """Write a topic's description: kept above the generated part of its index.md through every
+    regeneration, and shown first. One commit; an empty text removes it."""
+    rel = tree.clean_topic(folder, e.config.max_depth) if folder.strip().strip("/") else ""
+    if not e.layout.abs(tree.summary_path(rel)).is_file():
+        raise NotFound(f"{folder or '/'}: no such topic; see 'ihmt tree'")
+    text = " ".join((text or "").split()) if "\n" not in (text or "").strip() else (text or "").strip()
+    if tree.GENERATED_BELOW in text or "\0" in text or len(text) > 2000:
+        raise BadInput("the description must be plain text of at most 2,000 characters")
+    secret = find_secret(text)
+    if secret:
+        raise SecretRefused(f"the description contains what looks like {secret}; remove it and try again")
+    with e.transaction("edit", f"describe: {rel or '/'}", [("Memory-Op", "edit")], source) as tx:
+        tx.write(tree.summary_path(rel), e.render_folder(rel, description=text) or "")
+    return text

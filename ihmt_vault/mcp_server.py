@@ -193,6 +193,16 @@ class Tools(_Serialized):
             return "\n".join(lines)
         return self._call(run)
 
+    def describe_topic(
+        self,
+        folder: Annotated[str, Field(description="Topic folder, e.g. work/infrastructure")],
+        text: Annotated[str, Field(description="What belongs there, in a sentence or two")],
+        ctx: Context | None = None,
+    ) -> str:
+        """Describe a topic so later saves and readers know what belongs in it; kept through
+        regenerations, shown first in its summary."""
+        return self._call(lambda: f"Described {folder}: {self.v.describe(folder, text, source=agent_name(ctx))}")
+
     def mark_outdated(self, old_id: Id, new_id: Id, ctx: Context | None = None) -> str:
         """Mark old_id OUTDATED, superseded by new_id (both are kept; searches rank the old one below
         its correction). Use when a saved memory corrects an older one that replaces didn't catch."""
@@ -393,6 +403,7 @@ TOOLSETS: dict[str, list[tuple[str, ToolAnnotations]]] = {
         ("read_memory", READ),
         ("memory_history", READ),
         ("append_memory", ADD),
+        ("describe_topic", EDIT),
         ("mark_outdated", DEMOTE),
         ("pin_memory", EDIT),
         ("archive_memory", DEMOTE),

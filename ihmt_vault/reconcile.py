@@ -168,3 +168,13 @@ def take_in(e: Engine, tx: Transaction, paths: Iterable[str] | None) -> tuple[li
         tx.folders.add(tree.folder_of(rel))
         changes.append(FileChange("delete", rel, row.get("id", ""), row.get("title", rel)))
     return changes, problems
+
+
+def adopt(e: Engine, written: list[str]) -> None:
+    """A new vault's first commit: its own files, and the notes the folder already held."""
+    with e.transaction("", f"init: {e.config.title}", []) as tx:  # no memory, no Memory-Op
+        tx.paths.update(written)
+        tx.paths.add(e.recalls.start_epoch())  # the metabolism counts from today
+        tx.paths.update(e.layout.scan())  # a folder of notes becomes a vault with its notes
+        tx.folders.add("")
+        tx.folders.update(e.layout.all_folders())

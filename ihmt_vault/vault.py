@@ -55,12 +55,7 @@ class Vault:
         e = Engine(root, config)
         sync_mod.configure(e)
         githooks.install(e)
-        with e.transaction("", f"init: {config.title}", []) as tx:  # no memory, no Memory-Op
-            tx.paths.update(written)
-            tx.paths.add(e.recalls.start_epoch())  # the metabolism counts from today
-            tx.paths.update(e.layout.scan())  # a folder of notes becomes a vault with its notes
-            tx.folders.add("")
-            tx.folders.update(e.layout.all_folders())
+        reconcile_mod.adopt(e, written)
         return cls(e)
 
     @classmethod
@@ -263,6 +258,10 @@ class Vault:
     def garden(self, dry_run: bool = False, source: str | None = None) -> "garden_mod.GardenReport":
         """File the inbox into topics that now fit, split crowded folders into named subtopics: one `move` commit."""
         return garden_mod.garden(self.engine, dry_run, source)
+
+    def describe(self, folder: str, text: str, source: str | None = None) -> str:
+        """Describe a topic: kept above its summary's generated part and shown first. One commit."""
+        return garden_mod.describe(self.engine, folder, text, source)
 
     def decay_due(self) -> bool:
         """Whether decay has not run today on this machine (what `ihmt decay --auto` asks)."""

@@ -26,6 +26,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.types import Implementation  # noqa: E402
 
 TOOLS = {"search_memory", "save_memory", "memory_brief", "read_memory", "memory_history", "mark_outdated", "append_memory",
+         "describe_topic",
          "pin_memory", "archive_memory", "restore_memory"}
 READ_ONLY = {"search_memory", "memory_brief", "read_memory", "memory_history"}
 

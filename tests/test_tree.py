@@ -1,4 +1,7 @@
 """A tree a person would keep: titles, file names, placement, the gardener, summaries, corrections."""
+import pytest
+
+from ihmt_vault.errors import SecretRefused
 from ihmt_vault.notes import slugify, title_from_body
 
 
@@ -146,3 +149,19 @@ def test_an_older_memory_on_the_same_subject_no_pattern_settles_is_returned_as_m
 def test_a_version_is_not_cut_at_its_dot():
     from ihmt_vault import timeline
     assert [f.value for f in timeline.extract("Ana uses Neovim 0.11 for everything.", "user")] == ["Neovim 0.11"]
+
+
+def test_a_topics_description_is_kept_through_regenerations_and_shown_first(vault):
+    vault.save("Staging runs PostgreSQL 17.", topic="work/infra")
+    vault.describe("work/infra", "Servers, databases and where they run.")
+    vault.save("Production runs on OVH.", topic="work/infra")
+    text = (vault.root / "work/infra/index.md").read_text()
+    body = text.split("\n---\n", 1)[1]
+    assert body.startswith("# Infra\n\nServers, databases and where they run.\n\n<!-- generated below")
+    assert "Production runs on OVH" in text
+
+
+def test_a_description_holding_a_secret_is_refused(vault):
+    vault.save("Staging runs PostgreSQL 17.", topic="work")
+    with pytest.raises(SecretRefused):
+        vault.describe("work", "Token ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2)
