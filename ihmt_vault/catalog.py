@@ -183,9 +183,6 @@ class Catalog:
     def count(self, where: str = "", args: tuple = ()) -> int:
         return self.db.execute(f"SELECT count(*) FROM memories {where}", args).fetchone()[0]
 
-    def recent(self, limit: int) -> list[Row]:
-        return self._rows("WHERE status = 'active'", (), f"{self._NEWEST} LIMIT {int(limit)}")
-
     def counts_by_folder(self, status: str) -> dict[str, int]:
         return dict(self.db.execute("SELECT folder, count(*) FROM memories WHERE status = ? GROUP BY folder", (status,)))
 
