@@ -23,7 +23,7 @@ from whoosh.lang import stopwords_for_language
 from .errors import BadInput
 from .notes import WINDOWS_RESERVED, compose, shorten, slugify
 from .sensitive import looks_like_credential
-from .text import CJK_RUN, cjk_terms, fold
+from .text import CJK_RUN, cjk_words, fold
 
 ARCHIVE = "archive"
 INDEX = "index.md"
@@ -41,11 +41,11 @@ _WORD = re.compile(r"[^\W\d_][\w'-]*|\d+[a-z]\w*", re.UNICODE)
 
 # --- keywords ------------------------------------------------------------------------------------
 def tokens(text: str) -> list[str]:
-    """Content words, folded; CJK runs as character bigrams."""
+    """Content words, folded; CJK runs cut into words as search cuts them (`text.cjk_words`)."""
     text = fold(text)
     out = []
     for run in CJK_RUN.findall(text):
-        out += cjk_terms(run)
+        out += cjk_words(run)
     for w in _WORD.findall(CJK_RUN.sub(" ", text)):
         w = w.strip("'-")
         if len(w) > 2 and w not in _STOP:

@@ -14,7 +14,7 @@ from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 
 from . import analysis, dates
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 NO_PARENT = "\x00"   # the root summary has no parent folder
 
 
