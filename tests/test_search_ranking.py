@@ -214,3 +214,19 @@ def test_a_pasted_paragraph_as_query_still_answers(tmp_path):
     query = " ".join(f"word{i}" for i in range(200)) + " ingress certificate"
     res = build(tmp_path, docs).search(query)
     assert res.hits[0].id == "k8s"
+
+
+def test_a_long_query_is_answered_with_a_bounded_number_of_its_words(tmp_path):
+    from ihmt_vault.search import Doc, SearchIndex
+    from ihmt_vault.search.candidates import MAX_GROUPS
+    docs = [Doc(key=f"m{i}", kind="memory", path=f"m{i}.md", folder="", depth=0, title=f"Note {i}",
+                body=f"word{i} common text about things", id=f"m{i}") for i in range(60)]
+    docs.append(Doc(key="kafka", kind="memory", path="kafka.md", folder="", depth=0, title="Kafka retention",
+                    body="Kafka keeps seven days of events on the Zurich cluster.", id="kafka"))
+    ix = SearchIndex(tmp_path)
+    ix.rebuild(docs, {})
+    query = " ".join(f"word{i}" for i in range(60)) + " common text Kafka Kafka retention Zurich"
+    res = ix.search(query)
+    assert len(res.words) == MAX_GROUPS
+    assert {"Kafka", "retention", "Zurich"} <= set(res.words)
+    assert res.hits[0].id == "kafka"

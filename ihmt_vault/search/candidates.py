@@ -11,19 +11,21 @@ Four sources, each a bounded Whoosh query, so the work per query does not grow w
 """
 from __future__ import annotations
 
+import math
 import weakref
 from dataclasses import dataclass, field
 
 from whoosh.query import And, ConstantScoreQuery, Or, Term
 
-from .matching import SUMMARY_FIELDS, fields_of_query, date_query, run_scoped, summary_query, text_query
+from .matching import QF_WEIGHT, SUMMARY_FIELDS, fields_of_query, date_query, run_scoped, summary_query, text_query
 from .query import ParsedQuery
 
 FLAT_LIMIT = 80          # memories taken from the flat ranking (never pruned by the descent)
 LEVEL_LIMIT = 40         # children read per level of the descent
 BEAM = 3                 # folders kept per level
 MAX_DEPTH = 6
-MAX_GROUPS = 24          # words of a query kept (the rarest) — bounds the work of a long query
+MAX_GROUPS = 24          # words of a long query kept (those that carry it) — bounds its work
+NAMED_WEIGHT = 1.5       # a name, an identifier or a number weighs this much more when words are picked
 DATE_ONLY = 0.1          # a memory matching only the question's date, relative to its date score
 
 
@@ -44,11 +46,20 @@ class Gathered:
 
 
 def bounded(s, pq: ParsedQuery) -> ParsedQuery:
-    """A pasted paragraph keeps its rarest words, so the work per query stays bounded."""
+    """A long query (a pasted paragraph, a whole dialogue, an indirect next message) keeps the
+    `MAX_GROUPS` words that carry it — the ones a memory matching them would be told apart by:
+    rare in the vault (idf), said more than once, names and identifiers — so the work per query
+    is bounded whatever its length. Words no memory holds are dropped first."""
     if len(pq.groups) <= MAX_GROUPS:
         return pq
-    df = {g.word: max(s.doc_frequency("body", t) for t in g.terms) for g in pq.groups}
-    keep = {g.word for g in sorted(pq.groups, key=lambda g: (df[g.word] == 0, df[g.word]))[:MAX_GROUPS]}
+    n = max(1, s.doc_count())
+    weight = {}
+    for g in pq.groups:
+        df = max(max(s.doc_frequency("body", t), s.doc_frequency("title", t)) for t in g.terms)
+        idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        named = g.ident or (g.word[:1].isupper() and not g.word.isupper()) or any(c.isdigit() for c in g.word)
+        weight[g.word] = (df > 0, idf * QF_WEIGHT(g.count) * (NAMED_WEIGHT if named else 1.0))
+    keep = {g.word for g in sorted(pq.groups, key=lambda g: weight[g.word], reverse=True)[:MAX_GROUPS]}
     return ParsedQuery(pq.text, [g for g in pq.groups if g.word in keep], pq.spans)
 
 

@@ -388,6 +388,7 @@ class SearchIndex:
                 scopes: tuple[str, ...], as_of: str | None = None) -> SearchResult:
         res = SearchResult(status=NOT_FOUND)
         pq = bounded(s, pq)
+        res.words = [g.word for g in pq.groups]
         gathered = gather(s, pq, cq, level, under, scopes)
         res.node_reads, res.message = gathered.reads, gathered.message
         if not gathered.candidates:

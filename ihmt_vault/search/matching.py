@@ -13,6 +13,7 @@ TITLE_BOOST = 2.0        # a term in the title (or tags) counts this much more t
 BM25_K1, BM25_B = 1.0, 0.5    # memories are short and their length is rarely padding
 ALL_SCOPES = ("mem", "arc", "sum", "arcsum")
 DATE_GROUP = "\x00date"  # the question's date, as one more thing a memory can match
+QF_WEIGHT = lambda n: 1.0 + math.log(n)   # noqa: E731  the weight of a word said n times in the query
 
 
 class _BM25F(scoring.BM25F):
@@ -73,7 +74,8 @@ def text_query(pq: ParsedQuery, summaries: bool = False, memories: bool = True):
         seen.update(terms)
         if not terms:
             continue
-        alts = [Or([Term(f, t, boost=b) for f, b in fields]) for t in terms]
+        qf = QF_WEIGHT(g.count)
+        alts = [Or([Term(f, t, boost=b * qf) for f, b in fields]) for t in terms]
         if len(alts) == 1:
             groups.append(alts[0])
         elif g.ident:

@@ -40,6 +40,7 @@ class SearchResult:
     archived_fallback: bool = False                   # hits come from the archive
     coverage: float = 0.0                             # how much of the question (by idf) the answer holds
     query: str = ""
+    words: list[str] = field(default_factory=list)    # the query's words the search used (a long query: the few that carry it)
     clue: str | None = None
     message: str = ""                                 # why: which words matched / tied
     budget_tokens: int = 900
@@ -52,6 +53,7 @@ class SearchResult:
         d = {
             "status": self.status,
             "query": self.query,
+            "words": list(self.words),
             "clue": self.clue,
             "message": self.message,
             "archived_fallback": self.archived_fallback,
