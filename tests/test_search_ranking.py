@@ -230,3 +230,18 @@ def test_a_long_query_is_answered_with_a_bounded_number_of_its_words(tmp_path):
     assert len(res.words) == MAX_GROUPS
     assert {"Kafka", "retention", "Zurich"} <= set(res.words)
     assert res.hits[0].id == "kafka"
+
+
+def test_the_newer_of_two_memories_about_the_same_subject_ranks_first_and_the_older_may_be_outdated(tmp_path):
+    from ihmt_vault.search import Doc, SearchIndex
+    def m(key, body, date):
+        return Doc(key=key, kind="memory", path=f"{key}.md", folder="", depth=0, title=body, body=body,
+                   id=key, date=date)
+    ix = SearchIndex(tmp_path)
+    ix.rebuild([m("old", "The team offsite will be held in Lisbon in the first week of June.", "2026-01-10"),
+                m("new", "The team offsite will be held in Porto, first week of June.", "2026-03-02"),
+                m("other", "Lunch with the design team on Fridays.", "2026-02-01")], {})
+    res = ix.search("where is the team offsite held in June")
+    assert [h.id for h in res.hits[:2]] == ["new", "old"]
+    assert res.hits[1].notices == ["may be outdated: new (2026-03-02)"]
+    assert res.hits[0].notices == []

@@ -394,6 +394,7 @@ class SearchIndex:
         if not gathered.candidates:
             return res
         items = scoring.with_corrections(s, scoring.score(s, gathered, cq, as_of), k, scopes, as_of)
+        items = scoring.newer_first(items, pq)
         items = fuse(pq.text, items, self.rankers, _rank_item)
         top = items[: max(k, 10)]
         verdict = decision.decide(s, pq, top)
