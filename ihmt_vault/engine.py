@@ -78,8 +78,11 @@ class Engine:
     @property
     def index(self):
         if self._index is None:
-            from .search import SearchIndex  # Whoosh is loaded only by what searches
-            self._index = SearchIndex(self.root / CACHE, rankers=self._rankers())
+            from .search import SearchIndex, SearchSettings  # Whoosh is loaded only by what searches
+            c = self.config
+            self._index = SearchIndex(self.root / CACHE, rankers=self._rankers(), settings=SearchSettings(
+                beam=c.search_beam, not_found_coverage=c.search_not_found_coverage, tie=c.search_tie,
+                same_subject=c.search_same_subject))
         return self._index
 
     @property

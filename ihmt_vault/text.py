@@ -62,8 +62,9 @@ def cjk_terms(run: str) -> list[str]:
     """What search indexes of a CJK run: its words, and its character pairs too (measured on
     MADial-Bench's Chinese dialogues, words and pairs together found more than either alone: a
     word the dictionary lacks is still met by its pairs; a two-character word is also a pair, so it
-    counts twice in a text, which measured better than once)."""
+    counts twice in a text, which measured better than once). A pair holding a function word
+    (的冰, 了一) straddles two words and is left out."""
     words = cjk_words(run)
     if not HAN_RUN.fullmatch(run):
         return words
-    return words + [p for p in pairs(run) if len(p) == 2]
+    return words + [p for p in pairs(run) if len(p) == 2 and p[0] not in CJK_STOP and p[1] not in CJK_STOP]

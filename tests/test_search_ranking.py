@@ -245,3 +245,22 @@ def test_the_newer_of_two_memories_about_the_same_subject_ranks_first_and_the_ol
     assert [h.id for h in res.hits[:2]] == ["new", "old"]
     assert res.hits[1].notices == ["may be outdated: new (2026-03-02)"]
     assert res.hits[0].notices == []
+
+
+def test_confidence_is_coverage_times_half_plus_half_the_margin():
+    from ihmt_vault.search import FOUND, NOT_FOUND, Hit, SearchResult
+    hit = Hit(id="a", title="A", path="a.md", snippet="", score=1.0)
+    assert SearchResult(status=FOUND, hits=[hit], coverage=0.8, margin=0.5).confidence == 0.8 * 0.75
+    assert SearchResult(status=NOT_FOUND, hits=[hit], coverage=0.8, margin=0.5).confidence == 0.0
+
+
+def test_the_vaults_search_settings_reach_the_search(tmp_path):
+    from ihmt_vault import Vault
+    root = tmp_path / "v"
+    Vault.init(root).close()
+    with Vault.open(root) as v:
+        v.save("Staging runs PostgreSQL 17.", topic="work/infra")
+        assert v.search("staging PostgreSQL version").status == "found"
+    (root / ".ihmt" / "config.toml").write_text("[vault]\nsearch_not_found_coverage = 0.9\nsearch_beam = 1\n")
+    with Vault.open(root) as v:
+        assert v.search("staging PostgreSQL version").status == "not_found"

@@ -39,7 +39,8 @@ from __future__ import annotations
 from .documents import Doc
 from .index import IndexUnavailable, SearchIndex
 from .rankers import RankItem, Ranker
+from .settings import SearchSettings
 from .result import AMBIGUOUS, FOUND, NOT_FOUND, Hit, SearchResult, estimate_tokens
 
 __all__ = ["Doc", "SearchIndex", "IndexUnavailable", "Hit", "SearchResult", "estimate_tokens", "Ranker",
-           "RankItem", "FOUND", "AMBIGUOUS", "NOT_FOUND"]
+           "RankItem", "SearchSettings", "FOUND", "AMBIGUOUS", "NOT_FOUND"]

@@ -63,7 +63,8 @@ def bounded(s, pq: ParsedQuery) -> ParsedQuery:
     return ParsedQuery(pq.text, [g for g in pq.groups if g.word in keep], pq.spans)
 
 
-def gather(s, pq: ParsedQuery, cq: ParsedQuery | None, level, under: str, scopes: tuple[str, ...]) -> Gathered:
+def gather(s, pq: ParsedQuery, cq: ParsedQuery | None, level, under: str, scopes: tuple[str, ...],
+           beam: int = BEAM) -> Gathered:
     out = Gathered()
     tq, dq = text_query(pq), date_query(pq)
     if tq is None and dq is None:
@@ -104,7 +105,7 @@ def gather(s, pq: ParsedQuery, cq: ParsedQuery | None, level, under: str, scopes
         for c in cand.values():
             c.date = True
     level_q = summary_query(pq) if tq is not None else dq
-    out.folder_score, reads = descend(s, level_q, base, scopes, under, cand)
+    out.folder_score, reads = descend(s, level_q, base, scopes, under, cand, beam)
     out.reads += reads
     if cq is not None:
         clq = text_query(cq)
@@ -133,7 +134,8 @@ def summary_folder(s, docnum: int) -> str:
     return f
 
 
-def descend(s, q, memory_q, scopes, start: str, cand: dict[int, Candidate]) -> tuple[dict[str, float], int]:
+def descend(s, q, memory_q, scopes, start: str, cand: dict[int, Candidate],
+            beam: int = BEAM) -> tuple[dict[str, float], int]:
     """Walk the tree from `start`: rank the child folders by their summaries, keep a beam, go
     down; then read the memories of every folder reached with one query.
 
@@ -170,7 +172,7 @@ def descend(s, q, memory_q, scopes, start: str, cand: dict[int, Candidate]) -> t
                 break
             best = subs[0][0] or 1.0
             frontier = []
-            for sc, f in subs[:BEAM]:
+            for sc, f in subs[:beam]:
                 if sc < 0.3 * best:
                     break
                 folder_score[f] = max(folder_score.get(f, 0.0), sc / best)

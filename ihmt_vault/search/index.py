@@ -28,6 +28,7 @@ from .documents import SCHEMA_VERSION, fields_of, make_schema
 from .matching import summary_query, weighting
 from .query import ParsedQuery, parse
 from .rankers import RankItem, Ranker, fuse
+from .settings import SearchSettings
 from .result import AMBIGUOUS, NOT_FOUND, SearchResult, estimate_tokens
 
 STATE_FILE = "ihmt-state.json"
@@ -86,9 +87,10 @@ class SearchIndex:
     """One vault's search index, kept in `cache_dir/index` (see the package docstring)."""
 
     def __init__(self, cache_dir: Path, today: Callable[[], dt.date] | dt.date | None = None,
-                 rankers: Sequence[Ranker] = ()):
+                 rankers: Sequence[Ranker] = (), settings: SearchSettings | None = None):
         self.cache_dir = Path(cache_dir)
         self.rankers = list(rankers)   # optional rankers fused with the lexical order
+        self.settings = settings or SearchSettings()
         self.dir = self.cache_dir / "index"
         self._today = today
         self._ix = None
@@ -389,16 +391,18 @@ class SearchIndex:
         res = SearchResult(status=NOT_FOUND)
         pq = bounded(s, pq)
         res.words = [g.word for g in pq.groups]
-        gathered = gather(s, pq, cq, level, under, scopes)
+        st = self.settings
+        gathered = gather(s, pq, cq, level, under, scopes, st.beam)
         res.node_reads, res.message = gathered.reads, gathered.message
         if not gathered.candidates:
             return res
         items = scoring.with_corrections(s, scoring.score(s, gathered, cq, as_of), k, scopes, as_of)
-        items = scoring.newer_first(items, pq)
+        items = scoring.newer_first(items, pq, same=st.same_subject)
         items = fuse(pq.text, items, self.rankers, _rank_item)
         top = items[: max(k, 10)]
-        verdict = decision.decide(s, pq, top)
+        verdict = decision.decide(s, pq, top, st.not_found_coverage, st.tie)
         res.status, res.message, res.coverage = verdict.status, verdict.message, verdict.coverage
+        res.margin = verdict.margin
         res.hits = [scoring.make_hit(s, x, pq) for x in items[:k]]
         if verdict.status == AMBIGUOUS:
             res.candidates = [scoring.make_hit(s, x, pq) for x in verdict.tied]
