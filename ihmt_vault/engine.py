@@ -313,6 +313,19 @@ class Engine:
                    title=str(meta.get("title") or tree.humanize(folder.rpartition("/")[2]) or self.config.title),
                    body=body, tags=[str(k) for k in meta.get("keywords") or []])
 
+    def compact_index(self) -> bool:
+        """Merge the search index into one segment if it has several and no one is writing (what a
+        long-lived process does when idle); True when it merged."""
+        from .search import IndexUnavailable
+        try:
+            if self.index.state() is None or self.index.segments() <= 1:
+                return False
+            with self.lock.held(timeout=0):
+                self.index.optimize()
+            return True
+        except (VaultError, IndexUnavailable, OSError):
+            return False
+
     # -- searching --------------------------------------------------------------------------------
     def search(self, query: str, **ask):
         """Ask the search index; a damaged index is a cache: rebuilt from the files and asked again."""

@@ -309,6 +309,10 @@ class Vault:
         """
         return reconcile_mod.reconcile(self.engine, paths, agent)
 
+    def compact_index(self) -> bool:
+        """Merge the search index into one segment when idle (long-lived processes); True if merged."""
+        return self.engine.compact_index()
+
     def rebuild(self, progress: Progress | None = None) -> RebuildReport:
         """Regenerate every summary, the catalog and the search index from the memory files."""
         return reconcile_mod.rebuild(self.engine, progress)

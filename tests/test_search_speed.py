@@ -65,3 +65,13 @@ def test_a_copied_vault_refreshes_git_stat_data_once_then_looks_at_nothing(tmp_p
     c.close()
     assert (first.examined >= 30, first.stat_refreshed, first.changed) == (True, True, [])
     assert (second.examined, second.stat_refreshed, second.changed) == (0, False, [])
+
+
+def test_an_idle_compaction_leaves_one_segment_and_then_has_nothing_to_do(tmp_path):
+    v = Vault.init(tmp_path / "v")
+    for i in range(2):   # each save's commit adds a small segment (merged once there are more)
+        v.save(f"Deploy note {i}: the worker restarts after deploys.")
+    before = v.engine.index.segments()
+    assert (before > 1, v.compact_index(), v.engine.index.segments(), v.compact_index()) == (True, True, 1, False)
+    assert v.search("worker restarts after deploys").status == "found"
+    v.close()

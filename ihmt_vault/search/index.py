@@ -307,8 +307,15 @@ class SearchIndex:
             self._write_state({**state, "sums": known})
             return len(todo)
 
+    def segments(self) -> int:
+        """How many segments the index has (a query makes one pass per segment)."""
+        with self._lock:
+            with self._open_ix().reader() as r:
+                return len(list(r.leaf_readers()))
+
     def optimize(self) -> None:
-        """Merge the index into one segment (a long-lived process does it when idle)."""
+        """Merge the index into one segment (a long-lived process does it when idle; the caller
+        holds the vault's write lock, as every other writer of the index does)."""
         with self._lock:
             ix = self._open_ix()
             w = ix.writer(timeout=10, delay=0.05)
