@@ -55,6 +55,10 @@ class Config:
     refresh_interval: float = 1.0         # seconds between scans for files changed outside the tool
     default_source: str = "ihmt"          # `source` and `Agent` when the caller names none
     rankers: tuple = ()                   # optional rankers fused into search (plugins; e.g. "semantic")
+    search_beam: int = 3                  # folders kept per level of the search's descent
+    search_not_found_coverage: float = 0.2  # below this share of the question the best memory is NOT FOUND
+    search_tie: float = 0.8               # memories within this score ratio of the best may be AMBIGUOUS
+    search_same_subject: float = 0.5      # word overlap making two memories one subject (the newer first)
     # the metabolism (decay.py): weight = decay_start + recalls - (idle days past decay_idle_days) / 7
     decay_start: float = 3.0              # the weight of a memory never recalled, before it idles
     decay_idle_days: int = 7              # days a memory may sit unrecalled before it loses weight
@@ -86,6 +90,11 @@ class Config:
         names = [m.name for m in self.mounts]
         if len(names) != len(set(names)):
             raise BadInput(f"{CONFIG_PATH}: two [[mount]] tables have the same name")
+        if not 1 <= self.search_beam <= 50:
+            raise BadInput(f"{CONFIG_PATH}: search_beam must be between 1 and 50, not {self.search_beam}")
+        for name in ("search_not_found_coverage", "search_tie", "search_same_subject"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise BadInput(f"{CONFIG_PATH}: {name} must be between 0 and 1, not {getattr(self, name)}")
         for name in ("brief_tokens", "search_tokens"):
             if getattr(self, name) < 100:
                 raise BadInput(f"{CONFIG_PATH}: {name} must be at least 100")

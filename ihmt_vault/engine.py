@@ -80,8 +80,11 @@ class Engine:
     @property
     def index(self):
         if self._index is None:
-            from .search import SearchIndex  # Whoosh is loaded only by what searches
-            self._index = SearchIndex(self.root / CACHE, rankers=self._rankers())
+            from .search import SearchIndex, SearchSettings  # Whoosh is loaded only by what searches
+            c = self.config
+            self._index = SearchIndex(self.root / CACHE, rankers=self._rankers(), settings=SearchSettings(
+                beam=c.search_beam, not_found_coverage=c.search_not_found_coverage, tie=c.search_tie,
+                same_subject=c.search_same_subject))
         return self._index
 
     @property
@@ -318,6 +321,19 @@ class Engine:
         return Doc(key=f"dir:{folder}", kind="summary", path=rel, folder=folder, depth=tree.depth(folder),
                    title=str(meta.get("title") or tree.humanize(folder.rpartition("/")[2]) or self.config.title),
                    body=body, tags=[str(k) for k in meta.get("keywords") or []])
+
+    def compact_index(self) -> bool:
+        """Merge the search index into one segment if it has several and no one is writing (what a
+        long-lived process does when idle); True when it merged."""
+        from .search import IndexUnavailable
+        try:
+            if self.index.state() is None or self.index.segments() <= 1:
+                return False
+            with self.lock.held(timeout=0):
+                self.index.optimize()
+            return True
+        except (VaultError, IndexUnavailable, OSError):
+            return False
 
     # -- searching --------------------------------------------------------------------------------
     def search(self, query: str, **ask):

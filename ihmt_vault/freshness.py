@@ -26,6 +26,14 @@ class Look:
     dirs: dict[str, int] = field(default_factory=dict)
     gone_dirs: list[str] = field(default_factory=list)
     replace_all: bool = False          # no folder times were recorded: `dirs` is the whole vault
+    examined: int = 0                  # files whose stat was compared with the catalog
+    stat_refreshed: bool = False       # git's stat cache was stale (a copied vault) and was refreshed
+
+
+# files git calls modified while their stat matches the catalog: past this many, git's stat cache is
+# stale (a copied or restored vault: new inodes and ctimes), and is refreshed once so the next look
+# is cheap again (`git update-index --refresh` compares content only where stat data changed)
+STALE_STAT = 20
 
 
 class Freshness:
@@ -42,8 +50,8 @@ class Freshness:
             known = self.catalog.stamps()
             return Look([p for p, st in on_disk.items() if known.get(p) != st],
                         [p for p in known if p not in on_disk], dirs, [], replace_all=True)
-        paths, dirs, gone = candidates
-        look = Look(dirs=dirs, gone_dirs=gone)
+        paths, dirs, gone, modified = candidates
+        look = Look(dirs=dirs, gone_dirs=gone, examined=len(paths))
         for rel in sorted(paths):
             try:
                 st = self.layout.abs(rel).lstat()
@@ -53,15 +61,18 @@ class Freshness:
                 continue
             if self.layout.is_memory_path(rel) and (st.st_mtime_ns, st.st_size) != self.catalog.stamp(rel):
                 look.changed.append(rel)
+        if len(modified) - len(set(look.changed) & modified) >= STALE_STAT:
+            look.stat_refreshed = self.repo.refresh_stat()
         return look
 
-    def _candidates(self) -> tuple[set[str], dict[str, int], list[str]] | None:
-        """(paths that may differ from the catalog, folder times to record, folders gone), or None
-        when the folders were never recorded."""
+    def _candidates(self) -> tuple[set[str], dict[str, int], list[str], set[str]] | None:
+        """(paths that may differ from the catalog, folder times to record, folders gone, what git
+        called modified), or None when the folders were never recorded."""
         dirs = self.catalog.dirs()
         if not dirs:
             return None
-        candidates = set(self.repo.modified())
+        modified = set(self.repo.modified())
+        candidates = set(modified)
         moved, gone = {}, []
         for d, mtime in dirs.items():
             try:
@@ -72,7 +83,7 @@ class Freshness:
             if now != mtime:
                 moved[d] = now
         if not moved and not gone:
-            return candidates, {}, []
+            return candidates, {}, [], modified
         candidates.update(self.catalog.in_folders(list(moved) + gone))
         fresh: dict[str, int] = {}
         for d in moved:
@@ -88,4 +99,4 @@ class Freshness:
         for d in gone:
             candidates.update(r.path for r in self.catalog.under(d))
         gone += [d for d in dirs if any(d.startswith(g + "/") for g in gone)]
-        return candidates, {**moved, **fresh}, gone
+        return candidates, {**moved, **fresh}, gone, modified

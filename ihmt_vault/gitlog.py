@@ -316,6 +316,15 @@ class Repo:
                            capture_output=True, text=True)
         return [v for n in r.stdout.split("\0") if n and (v := self.vault_path(n))]
 
+    def refresh_stat(self) -> bool:
+        """Refresh the stat data git keeps for the vault's tracked files (`update-index --refresh`):
+        after a copy (`cp -a`, a restore) every file looks modified to `diff-files` until this runs.
+        Content is compared only for files whose stat data changed; nothing is staged. False when
+        the index is busy (a git command of the person's holds `index.lock`): try again later."""
+        r = subprocess.run(["git", "update-index", "-q", "--refresh", "--", self.prefix or "."], cwd=self.top,
+                           capture_output=True, text=True, env=getattr(self, "_env", None))
+        return "index.lock" not in r.stderr
+
     def changed_since(self, rev: str) -> list[str] | None:
         """Vault paths changed between `rev` and HEAD, or None if `rev` is unknown."""
         r = subprocess.run(["git", "diff", "--name-only", "--no-renames", rev, "HEAD", "--",

@@ -25,7 +25,7 @@ from . import clustering
 from .errors import BadInput
 from .notes import WINDOWS_RESERVED, compose, shorten, slugify
 from .sensitive import looks_like_credential
-from .text import CJK_RUN, cjk_terms, fold
+from .text import CJK_RUN, cjk_words, fold
 
 ARCHIVE = "archive"
 INBOX = "inbox"          # where a memory goes that fits no folder yet: the gardener files it
@@ -44,11 +44,11 @@ _WORD = re.compile(r"[^\W\d_][\w'-]*|\d+[a-z]\w*", re.UNICODE)
 
 # --- keywords ------------------------------------------------------------------------------------
 def tokens(text: str) -> list[str]:
-    """Content words, folded; CJK runs as character bigrams."""
+    """Content words, folded; CJK runs cut into words as search cuts them (`text.cjk_words`)."""
     text = fold(text)
     out = []
     for run in CJK_RUN.findall(text):
-        out += cjk_terms(run)
+        out += cjk_words(run)
     for w in _WORD.findall(CJK_RUN.sub(" ", text)):
         w = w.strip("'-")
         if len(w) > 2 and w not in _STOP and w not in clustering.FILLER:

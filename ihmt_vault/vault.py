@@ -33,11 +33,8 @@ class Vault:
     # -- opening ----------------------------------------------------------------------------------
     @classmethod
     def init(cls, path: str | Path, title: str | None = None, own_repo: bool = False) -> "Vault":
-        """Create a vault at `path` (idempotent: an existing vault is opened, never clobbered).
-
-        Inside an existing git work tree the vault is a folder of that repository, unless
-        `own_repo`: then it gets a repository of its own (the demo does, wherever it is run).
-        """
+        """Create a vault at `path` (idempotent: an existing vault is opened, never clobbered). In a
+        git work tree it is a folder of that repository, unless `own_repo` (the demo's choice)."""
         root = expand(path)
         if (root / CONFIG_PATH).exists():
             vault = cls.open(root)
@@ -306,6 +303,10 @@ class Vault:
         secret in its text) is not committed nor indexed: it is reported in `problems`.
         """
         return reconcile_mod.reconcile(self.engine, paths, agent)
+
+    def compact_index(self) -> bool:
+        """Merge the search index into one segment when idle (long-lived processes); True if merged."""
+        return self.engine.compact_index()
 
     def rebuild(self, progress: Progress | None = None) -> RebuildReport:
         """Regenerate every summary, the catalog and the search index from the memory files."""

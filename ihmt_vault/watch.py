@@ -24,6 +24,8 @@ from .errors import VaultError
 from .results import ReconcileReport
 from .vault import Vault
 
+IDLE_MERGE = 30.0   # seconds without a change after which the watcher merges the search index
+
 EVENTS = [FileCreatedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent, DirCreatedEvent, DirDeletedEvent,
           DirMovedEvent]
 
@@ -45,6 +47,7 @@ class Watcher(FileSystemEventHandler):
         self.log = log
         self.pending: set[str] = set()
         self.first = self.last = 0.0
+        self.compacted = True           # the index was merged since the last change (or nothing changed yet)
         self.own: dict[str, int] = {}   # path -> mtime_ns of what our last reconcile wrote
         self.cond = threading.Condition()
         self.observer = Observer()
@@ -135,7 +138,16 @@ class Watcher(FileSystemEventHandler):
                 with self.cond:
                     if not self.pending:
                         self.cond.wait(timeout=0.5)
+                        idle = bool(self.last) and time.monotonic() - self.last >= IDLE_MERGE
+                        compact, self.compacted = idle and not self.compacted, self.compacted or idle
+                    else:
+                        compact = False
+                if compact:
+                    self.v.compact_index()   # quiet for a while: one index segment, the fastest search
+                with self.cond:
+                    if not self.pending:
                         continue
+                    self.compacted = False
                     now = time.monotonic()
                     quiet = now - self.last >= self.debounce
                     if not quiet and now - self.first < self.max_wait:

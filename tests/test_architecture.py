@@ -111,7 +111,8 @@ def test_architecture_md_names_only_what_exists():
 
 
 IMPORT_NAMES = {"GitPython": "git", "markdown-it-py": "markdown_it", "mdit-py-plugins": "mdit_py_plugins",
-                "whoosh-reloaded": "whoosh", "ruamel.yaml": "ruamel", "PyYAML": "yaml", "detect-secrets": "detect_secrets"}
+                "whoosh-reloaded": "whoosh", "ruamel.yaml": "ruamel", "PyYAML": "yaml", "detect-secrets": "detect_secrets",
+                "jieba-py": "jieba"}
 
 
 def test_every_declared_dependency_is_imported_by_the_package():

@@ -99,3 +99,12 @@ def test_demo_run_inside_a_git_checkout_gets_its_own_repository(tmp_path):
     assert commits(tmp_path / "project/demo-vault")[-1] == "init: Ana's memory"
     assert subprocess.run(["git", "rev-parse", "-q", "--verify", "HEAD"], cwd=tmp_path / "project",
                           capture_output=True).returncode != 0   # the project's repository got no commit
+
+
+def test_search_json_reports_confidence_coverage_and_margin(tmp_path):
+    root = str(tmp_path / "v")
+    ok_json("init", root)
+    ok_json("save", "Staging runs PostgreSQL 17.", "--topic", "work/infra", "--vault", root)
+    found = ok_json("search", "PostgreSQL staging", "--vault", root)
+    assert {k: found[k] for k in ("status", "coverage", "margin", "confidence")} == {
+        "status": "found", "coverage": 1.0, "margin": 1.0, "confidence": 1.0}

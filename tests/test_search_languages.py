@@ -76,8 +76,8 @@ def test_analysis_drops_english_and_spanish_stop_words_and_folds_accents():
     assert analyze("Ñandú", "en") == ["nandu"]
 
 
-def test_analysis_cuts_chinese_into_bigrams():
-    assert analyze("北京机房") == ["北京", "京机", "机房"]
+def test_analysis_cuts_chinese_into_words_then_the_pairs_that_are_not_words():
+    assert analyze("北京机房") == ["北京", "机房", "北京", "京机", "机房"]
 
 
 def test_relative_dates_resolve_against_the_reference_day():
@@ -91,3 +91,20 @@ def test_relative_dates_resolve_against_the_reference_day():
     spans = find_dates("昨天", ref)
     assert [s.start for s in spans] == [dt.date(2026, 6, 14)]
     assert find_dates("you may go", ref) == []
+
+
+def test_chinese_is_cut_into_dictionary_words_and_character_pairs():
+    assert analyze("北京大学生物系") == ["北京", "大学", "北京大学", "生物", "生物系", "北京", "京大", "大学", "学生", "生物", "物系"]
+
+
+def test_a_chinese_word_hidden_across_a_word_boundary_does_not_outrank_the_word(tmp_path):
+    # character pairs alone: 大学生 is also in 北京大学|生物系 (大学 + 学生); the dictionary word is not
+    ix = SearchIndex(tmp_path / "cache", today=dt.date(2026, 6, 15))
+    ix.rebuild([mem("lab", "实验室", "北京大学生物系的实验室搬到了新楼。"),
+                mem("job", "暑假", "那个大学生暑假在咖啡店打工。")], {})
+    assert ix.search("大学生").hits[0].id == "job"
+
+
+def test_placement_keywords_of_a_chinese_memory_are_its_words():
+    from ihmt_vault.tree import keywords
+    assert keywords("", "我们的数据库部署在北京机房", []) == ["北京", "据库", "数据", "数据库", "机房", "部署"]

@@ -214,3 +214,53 @@ def test_a_pasted_paragraph_as_query_still_answers(tmp_path):
     query = " ".join(f"word{i}" for i in range(200)) + " ingress certificate"
     res = build(tmp_path, docs).search(query)
     assert res.hits[0].id == "k8s"
+
+
+def test_a_long_query_is_answered_with_a_bounded_number_of_its_words(tmp_path):
+    from ihmt_vault.search import Doc, SearchIndex
+    from ihmt_vault.search.candidates import MAX_GROUPS
+    docs = [Doc(key=f"m{i}", kind="memory", path=f"m{i}.md", folder="", depth=0, title=f"Note {i}",
+                body=f"word{i} common text about things", id=f"m{i}") for i in range(60)]
+    docs.append(Doc(key="kafka", kind="memory", path="kafka.md", folder="", depth=0, title="Kafka retention",
+                    body="Kafka keeps seven days of events on the Zurich cluster.", id="kafka"))
+    ix = SearchIndex(tmp_path)
+    ix.rebuild(docs, {})
+    query = " ".join(f"word{i}" for i in range(60)) + " common text Kafka Kafka retention Zurich"
+    res = ix.search(query)
+    assert len(res.words) == MAX_GROUPS
+    assert {"Kafka", "retention", "Zurich"} <= set(res.words)
+    assert res.hits[0].id == "kafka"
+
+
+def test_the_newer_of_two_memories_about_the_same_subject_ranks_first_and_the_older_may_be_outdated(tmp_path):
+    from ihmt_vault.search import Doc, SearchIndex
+    def m(key, body, date):
+        return Doc(key=key, kind="memory", path=f"{key}.md", folder="", depth=0, title=body, body=body,
+                   id=key, date=date)
+    ix = SearchIndex(tmp_path)
+    ix.rebuild([m("old", "The team offsite will be held in Lisbon in the first week of June.", "2026-01-10"),
+                m("new", "The team offsite will be held in Porto, first week of June.", "2026-03-02"),
+                m("other", "Lunch with the design team on Fridays.", "2026-02-01")], {})
+    res = ix.search("where is the team offsite held in June")
+    assert [h.id for h in res.hits[:2]] == ["new", "old"]
+    assert res.hits[1].notices == ["may be outdated: new (2026-03-02)"]
+    assert res.hits[0].notices == []
+
+
+def test_confidence_is_coverage_times_half_plus_half_the_margin():
+    from ihmt_vault.search import FOUND, NOT_FOUND, Hit, SearchResult
+    hit = Hit(id="a", title="A", path="a.md", snippet="", score=1.0)
+    assert SearchResult(status=FOUND, hits=[hit], coverage=0.8, margin=0.5).confidence == 0.8 * 0.75
+    assert SearchResult(status=NOT_FOUND, hits=[hit], coverage=0.8, margin=0.5).confidence == 0.0
+
+
+def test_the_vaults_search_settings_reach_the_search(tmp_path):
+    from ihmt_vault import Vault
+    root = tmp_path / "v"
+    Vault.init(root).close()
+    with Vault.open(root) as v:
+        v.save("Staging runs PostgreSQL 17.", topic="work/infra")
+        assert v.search("staging PostgreSQL version").status == "found"
+    (root / ".ihmt" / "config.toml").write_text("[vault]\nsearch_not_found_coverage = 0.9\nsearch_beam = 1\n")
+    with Vault.open(root) as v:
+        assert v.search("staging PostgreSQL version").status == "not_found"

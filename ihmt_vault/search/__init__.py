@@ -9,7 +9,9 @@ Contract with `ihmt_vault.vault.Vault`:
 
 - `SearchIndex(cache_dir)` opens (lazily) the index under `cache_dir / "index"`.
 - `rebuild(docs, state)` recreates the index from scratch; `apply(upserts, deletes, state)` changes
-  it incrementally in one Whoosh commit. `state` is a small JSON-able dict the vault uses to know
+  it incrementally in one Whoosh commit (a summary whose searchable text is unchanged is not
+  rewritten; small segments are merged by `segment_policy`, so search does not slow down after
+  many single saves). `state` is a small JSON-able dict the vault uses to know
   what the index reflects; `state()` returns it (None when the index is missing or unreadable).
 - `search(...)` answers a query; it never raises for a missing/corrupt index: it raises
   `IndexUnavailable`, and the vault rebuilds and asks again.
@@ -21,8 +23,9 @@ How a query is answered (`index.py` puts the stages together):
    ("last May", "in 2023", "yesterday", resolved against today).
 2. Gather (`candidates.py`): a flat BM25F ranking over all memories (title and tags weigh
    `TITLE_BOOST` times the body), never pruned; the memories in the date range the query names;
-   a level-wise descent from the root (or `under`): one cheap query per level ranks the child
-   folders by their summaries and keeps a beam of `BEAM`; with a clue, what matches both.
+   a level-wise descent from the root (or `under`): the child folders are ranked by their summaries
+   (every summary scored by one query) and a beam of `BEAM` is kept per level; with a clue, what
+   matches both. A query makes three `Searcher.search` calls (more with a date or a clue).
 3. Score (`scoring.py`): text score × folder affinity (`FOLDER_WEIGHT`) × date (`DATE_WEIGHT`) ×
    clue; outdated memories × `OUTDATED_FACTOR` and never above their correction, with a notice.
 4. Fuse (`rankers.py`): optional rankers (a model, say) by reciprocal-rank fusion.
@@ -36,7 +39,8 @@ from __future__ import annotations
 from .documents import Doc
 from .index import IndexUnavailable, SearchIndex
 from .rankers import RankItem, Ranker
+from .settings import SearchSettings
 from .result import AMBIGUOUS, FOUND, NOT_FOUND, Hit, SearchResult, estimate_tokens
 
 __all__ = ["Doc", "SearchIndex", "IndexUnavailable", "Hit", "SearchResult", "estimate_tokens", "Ranker",
-           "RankItem", "FOUND", "AMBIGUOUS", "NOT_FOUND"]
+           "RankItem", "SearchSettings", "FOUND", "AMBIGUOUS", "NOT_FOUND"]

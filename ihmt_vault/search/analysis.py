@@ -12,8 +12,8 @@ query word (coverage, distinctive terms, snippets).
   guess per text), accents folded. Spanish stems are taken before and after folding, so a query
   typed without accents still meets the accented text.
 - Stop words (English + Spanish) are dropped; single letters too.
-- CJK runs are cut into overlapping character bigrams (a lone character stays a unigram); no
-  dictionary, no download.
+- CJK runs are cut as `text.cjk_terms` cuts them (Chinese into words by jieba's dictionary, kana
+  and Hangul into character pairs), each term a word of its own — the same cut placement uses.
 """
 from __future__ import annotations
 
@@ -119,6 +119,10 @@ def words(text: str, lang: str | None = None) -> list[Word]:
         lang = guess_lang([r.lower() for r in raw if len(r) < 8])
     out: list[Word] = []
     for tok in raw:
+        if CJK_RUN.fullmatch(tok):
+            # a CJK run is a clause, not a word: each of its words counts on its own
+            out += [Word(t, (t,)) for t in cjk_terms(tok)]
+            continue
         w = _word(tok, lang)
         if w is not None:
             out.append(w)
@@ -127,8 +131,6 @@ def words(text: str, lang: str | None = None) -> list[Word]:
 
 @functools.lru_cache(maxsize=200_000)
 def _word(tok: str, lang: str) -> Word | None:
-    if CJK_RUN.fullmatch(tok):
-        return Word(tok, tuple(cjk_terms(tok)))
     low = tok.lower()
     if tok.isalpha() and (tok.islower() or tok[1:].islower()):
         parts = [tok]

@@ -5,24 +5,27 @@ Four sources, each a bounded Whoosh query, so the work per query does not grow w
 1. a flat ranking over all memories, never pruned;
 2. the memories in the date range the question names (lifted later), and those of that time that
    share no word with it (kept low);
-3. a level-wise descent: from the root (or `under`), one cheap query per level ranks the child
-   folders by their summaries and keeps a beam; the memories of every folder reached are read once;
+3. a level-wise descent: from the root (or `under`), the child folders are ranked by their
+   summaries (all scored by one query) and a beam is kept at each level; the memories of every folder reached are read once;
 4. with a clue, the memories matching both question and clue.
 """
 from __future__ import annotations
 
+import math
+import weakref
 from dataclasses import dataclass, field
 
 from whoosh.query import And, ConstantScoreQuery, Or, Term
 
-from .matching import date_query, run_scoped, summary_query, text_query
+from .matching import QF_WEIGHT, SUMMARY_FIELDS, fields_of_query, date_query, run_scoped, summary_query, text_query
 from .query import ParsedQuery
 
 FLAT_LIMIT = 80          # memories taken from the flat ranking (never pruned by the descent)
 LEVEL_LIMIT = 40         # children read per level of the descent
 BEAM = 3                 # folders kept per level
 MAX_DEPTH = 6
-MAX_GROUPS = 24          # words of a query kept (the rarest) — bounds the work of a long query
+MAX_GROUPS = 24          # words of a long query kept (those that carry it) — bounds its work
+NAMED_WEIGHT = 1.5       # a name, an identifier or a number weighs this much more when words are picked
 DATE_ONLY = 0.1          # a memory matching only the question's date, relative to its date score
 
 
@@ -43,15 +46,25 @@ class Gathered:
 
 
 def bounded(s, pq: ParsedQuery) -> ParsedQuery:
-    """A pasted paragraph keeps its rarest words, so the work per query stays bounded."""
+    """A long query (a pasted paragraph, a whole dialogue, an indirect next message) keeps the
+    `MAX_GROUPS` words that carry it — the ones a memory matching them would be told apart by:
+    rare in the vault (idf), said more than once, names and identifiers — so the work per query
+    is bounded whatever its length. Words no memory holds are dropped first."""
     if len(pq.groups) <= MAX_GROUPS:
         return pq
-    df = {g.word: max(s.doc_frequency("body", t) for t in g.terms) for g in pq.groups}
-    keep = {g.word for g in sorted(pq.groups, key=lambda g: (df[g.word] == 0, df[g.word]))[:MAX_GROUPS]}
+    n = max(1, s.doc_count())
+    weight = {}
+    for g in pq.groups:
+        df = max(max(s.doc_frequency("body", t), s.doc_frequency("title", t)) for t in g.terms)
+        idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        named = g.ident or (g.word[:1].isupper() and not g.word.isupper()) or any(c.isdigit() for c in g.word)
+        weight[g.word] = (df > 0, idf * QF_WEIGHT(g.count) * (NAMED_WEIGHT if named else 1.0))
+    keep = {g.word for g in sorted(pq.groups, key=lambda g: weight[g.word], reverse=True)[:MAX_GROUPS]}
     return ParsedQuery(pq.text, [g for g in pq.groups if g.word in keep], pq.spans)
 
 
-def gather(s, pq: ParsedQuery, cq: ParsedQuery | None, level, under: str, scopes: tuple[str, ...]) -> Gathered:
+def gather(s, pq: ParsedQuery, cq: ParsedQuery | None, level, under: str, scopes: tuple[str, ...],
+           beam: int = BEAM) -> Gathered:
     out = Gathered()
     tq, dq = text_query(pq), date_query(pq)
     if tq is None and dq is None:
@@ -92,7 +105,7 @@ def gather(s, pq: ParsedQuery, cq: ParsedQuery | None, level, under: str, scopes
         for c in cand.values():
             c.date = True
     level_q = summary_query(pq) if tq is not None else dq
-    out.folder_score, reads = descend(s, level_q, base, scopes, under, cand)
+    out.folder_score, reads = descend(s, level_q, base, scopes, under, cand, beam)
     out.reads += reads
     if cq is not None:
         clq = text_query(cq)
@@ -107,35 +120,64 @@ def gather(s, pq: ParsedQuery, cq: ParsedQuery | None, level, under: str, scopes
     return out
 
 
-def descend(s, q, memory_q, scopes, start: str, cand: dict[int, Candidate]) -> tuple[dict[str, float], int]:
+SUMMARY_LIMIT = 2000      # folder summaries scored in the descent's one query
+_FOLDERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # searcher → {docnum: folder}
+
+
+def summary_folder(s, docnum: int) -> str:
+    """A summary's folder, remembered per searcher: reading it from the stored fields unpickles the
+    whole summary text, for hundreds of summaries a query."""
+    cache = _FOLDERS.setdefault(s, {})
+    f = cache.get(docnum)
+    if f is None:
+        f = cache[docnum] = s.stored_fields(docnum)["folder"]
+    return f
+
+
+def descend(s, q, memory_q, scopes, start: str, cand: dict[int, Candidate],
+            beam: int = BEAM) -> tuple[dict[str, float], int]:
     """Walk the tree from `start`: rank the child folders by their summaries, keep a beam, go
-    down; then read the memories of every folder reached with one query. Summaries are few, so
-    each level is cheap; the memories of the path are ranked once, not at every level."""
+    down; then read the memories of every folder reached with one query.
+
+    A summary's score does not depend on which other summaries are asked, so every summary under
+    `start` is scored by one query and the level-by-level beam walks those scores: two
+    `Searcher.search` calls whatever the depth (one per level before)."""
     sum_scopes = {"mem": "sum", "arc": "arcsum"}
     kinds = tuple(sum_scopes[x] for x in scopes)
-    frontier = [start]
     folder_score: dict[str, float] = {}
     reached: set[str] = {start}
     reads = 0
-    for _ in range(MAX_DEPTH):
-        if not frontier or q is None:
-            break
-        par = Term("parent", frontier[0]) if len(frontier) == 1 else Or([Term("parent", f) for f in frontier])
-        # only summaries have summary fields: mask the other kind of summary, require nothing more
-        other = [Term("scope", k) for k in ("sum", "arcsum") if k not in kinds]
-        hits = s.search(And([q, ConstantScoreQuery(par, 0.0)]), limit=LEVEL_LIMIT, mask=other[0] if other else None)
+    if q is not None:
+        # only the summaries of the searched kind: summary fields are in summaries alone, so the
+        # other kind is masked; a date query matches memories too, so the kind is required
+        restrict = [ConstantScoreQuery(Term("anc", start), 0.0)] if start else []
+        if fields_of_query(q) <= SUMMARY_FIELDS:
+            other = [Term("scope", k) for k in ("sum", "arcsum") if k not in kinds]
+            mask = Or(other) if len(other) > 1 else (other[0] if other else None)
+        else:
+            mask = None
+            restrict.append(ConstantScoreQuery(Or([Term("scope", k) for k in kinds]), 0.0))
+        hits = s.search(And([q] + restrict) if restrict else q, limit=SUMMARY_LIMIT, mask=mask)
         reads += hits.scored_length()
-        subs = sorted(((float(h.score), h["folder"]) for h in hits), reverse=True)
-        if not subs:
-            break
-        best = subs[0][0] or 1.0
-        frontier = []
-        for sc, f in subs[:BEAM]:
-            if sc < 0.3 * best:
+        children: dict[str, list[tuple[float, str]]] = {}
+        for docnum, score in hits.items():
+            f = summary_folder(s, docnum)
+            if f == start or not f.startswith(start):
+                continue
+            children.setdefault(f.rsplit("/", 1)[0] if "/" in f else "", []).append((float(score), f))
+        frontier = [start]
+        for _ in range(MAX_DEPTH):
+            subs = sorted((x for f in frontier for x in children.get(f, ())), reverse=True)[:LEVEL_LIMIT]
+            if not subs:
                 break
-            folder_score[f] = max(folder_score.get(f, 0.0), sc / best)
-            frontier.append(f)
-            reached.add(f)
+            best = subs[0][0] or 1.0
+            frontier = []
+            for sc, f in subs[:beam]:
+                if sc < 0.3 * best:
+                    break
+                folder_score[f] = max(folder_score.get(f, 0.0), sc / best)
+                frontier.append(f)
+                reached.add(f)
     par = Or([Term("parent", f) for f in sorted(reached)]) if len(reached) > 1 else Term("parent", start)
     hits = run_scoped(s, memory_q, [ConstantScoreQuery(par, 0.0)], scopes, LEVEL_LIMIT * 2)
     reads += hits.scored_length()

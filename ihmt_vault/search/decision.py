@@ -32,6 +32,7 @@ class Decision:
     message: str = ""
     tied: list[Scored] | None = None      # the ambiguous candidates
     coverage: float = 0.0                 # share of the question's weight (idf) the best memory holds
+    margin: float = 0.0                   # how far the best stands out from the next: 1 - score2/score1
 
 
 def weights(s, pq: ParsedQuery, n_docs: int) -> dict[str, Weight]:
@@ -56,7 +57,28 @@ def matched(pq: ParsedQuery, top: list[Scored]) -> list[set[str]]:
     return out
 
 
-def decide(s, pq: ParsedQuery, top: list[Scored]) -> Decision:
+LONG_QUERY = 8     # query words past which a memory is not expected to hold them all
+
+
+def memory_coverage(s, pq: ParsedQuery, data, n_docs: int) -> float:
+    """The share of a memory's own weight (idf of its words) that the query holds: for a long
+    query (a dialogue, a paragraph), whether the memory is *in* it, since no memory holds all of it."""
+    own = set(analysis.analyze(" ".join([data.get("title") or "", data.get("body") or ""]), data.get("lang")))
+    if not own:
+        return 0.0
+    asked = set(analysis.analyze(pq.text))   # all of the query, not only the words picked to search
+
+    def idf(t):
+        df = max(s.doc_frequency("body", t), s.doc_frequency("title", t))
+        return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+    weights = {t: idf(t) for t in own}
+    return sum(w for t, w in weights.items() if t in asked) / (sum(weights.values()) or 1.0)
+
+
+def decide(s, pq: ParsedQuery, top: list[Scored], not_found_coverage: float = 0.2,
+           tie: float = 0.8) -> Decision:
+    """`not_found_coverage`: below it the best memory holds too little of the question;
+    `tie`: memories scoring within this ratio of the best may be ambiguous with it."""
     if not top:
         return Decision(NOT_FOUND, "No memory contains the question's words.")
     n_docs = max(1, s.doc_frequency("scope", "mem") or s.doc_count())
@@ -67,25 +89,33 @@ def decide(s, pq: ParsedQuery, top: list[Scored]) -> Decision:
     common_df = max(5, 0.05 * n_docs)
     m0 = found[0]
     cov = sum(w[x].idf for x in m0) / total if groups else 0.0
+    if len(pq.groups) > LONG_QUERY:
+        cov = max(cov, memory_coverage(s, pq, top[0].data, n_docs))
+    s0 = top[0].score
+    margin = max(0.0, 1.0 - top[1].score / s0) if len(top) > 1 and s0 > 0 else 1.0
     if groups:
         distinctive = [x for x in m0 if w[x].df <= common_df]
-        if not m0 or (not distinctive and cov < 0.5) or cov < 0.2:
+        # a long query (a dialogue) is not answered by one memory holding much of it: two of its
+        # distinctive words in the best memory are a real link, not a stray match
+        linked = len(pq.groups) > LONG_QUERY and len(distinctive) >= 2
+        if not m0 or (not distinctive and cov < 0.5) or (cov < not_found_coverage and not linked):
             words = ", ".join(sorted(x if x != DATE_GROUP else "the date" for x in m0)) or "nothing"
-            return Decision(NOT_FOUND, f"Only common or stray words matched ({words}).", coverage=cov)
+            return Decision(NOT_FOUND, f"Only common or stray words matched ({words}).", coverage=cov,
+                            margin=margin)
     # ambiguity: several memories match the query's distinctive words equally well, and nothing
     # in the question tells them apart
-    s0 = top[0].score
     tied = []
     for x, m in zip(top, found):
-        if x.score < 0.8 * s0:
+        if x.score < tie * s0:
             break
         if m == m0 and set(groups) <= m:
             tied.append(x)
     if len(tied) >= 2 and len(groups) <= 2:
         titles = {(x.data.get("title") or "").strip().lower() for x in tied}
         if len(titles) == len(tied) and all(title_has_all(pq, x.data) for x in tied):
-            return Decision(AMBIGUOUS, "Several memories match equally; a clue would tell them apart.", tied[:5], cov)
-    return Decision(FOUND, coverage=cov)
+            return Decision(AMBIGUOUS, "Several memories match equally; a clue would tell them apart.", tied[:5], cov,
+                            margin)
+    return Decision(FOUND, coverage=cov, margin=margin)
 
 
 def distinguish(cands: list[Hit], pq: ParsedQuery) -> None:

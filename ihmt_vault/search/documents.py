@@ -14,7 +14,7 @@ from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 
 from . import analysis, dates
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 7
 NO_PARENT = "\x00"   # the root summary has no parent folder
 
 
@@ -88,12 +88,17 @@ def ancestors(folder: str) -> list[str]:
 
 
 _LINK_TARGET = re.compile(r"\]\([^)\s]*\)")
+# a summary's counts ("120 memories: 3 here, 117 in 4 subtopics") change with every save below it
+# and tell nothing of its topic: left out of what is searched, so the summary need not be reindexed
+_COUNTS = re.compile(r"\b\d+ (?:memor(?:y|ies)|here|subtopics?)\b")
 
 
 def fields_of(doc: Doc) -> dict:
     """The Whoosh fields of a document."""
     title_src = " ".join([doc.title or ""] + list(doc.tags or []))
     body = _LINK_TARGET.sub("]", doc.body or "")
+    if doc.kind == "summary":
+        body = _COUNTS.sub("", body)
     lang = analysis.text_lang(f"{title_src} {body[:2000]}")
     body_terms = analysis.analyze(body, lang)
     title_terms = analysis.analyze(doc.title or "", lang)

@@ -28,10 +28,39 @@ from .documents import SCHEMA_VERSION, fields_of, make_schema
 from .matching import summary_query, weighting
 from .query import ParsedQuery, parse
 from .rankers import RankItem, Ranker, fuse
+from .settings import SearchSettings
 from .result import AMBIGUOUS, NOT_FOUND, SearchResult, estimate_tokens
 
 STATE_FILE = "ihmt-state.json"
+SMALL_SEGMENTS = 2       # small segments (beside the largest) before they are merged into one
+OPTIMIZE_SHARE = 0.10    # small segments holding this share of the largest one's documents: merge all
 ARCHIVE_MARGIN = 0.15    # how much more of the question an archived answer must hold to replace a live one
+
+
+def segment_policy(writer, segments):
+    """Whoosh's merge policy for our commits: a query costs a pass per segment, so many small
+    segments (one per single save) are what slowed search after many saves. The largest segment
+    is kept while the others are few; `SMALL_SEGMENTS` of them are merged into the commit's new
+    segment, and once they hold `OPTIMIZE_SHARE` of the largest's documents everything is merged.
+    Returns the segments kept as they are (the merged ones are added to the writer)."""
+    from whoosh.reading import SegmentReader
+    if len(segments) <= SMALL_SEGMENTS:
+        return list(segments)
+    big = max(segments, key=lambda x: x.doc_count_all())
+    small = [x for x in segments if x is not big]
+    merged = small if sum(x.doc_count_all() for x in small) < OPTIMIZE_SHARE * big.doc_count_all() else segments
+    for seg in merged:
+        reader = SegmentReader(writer.storage, writer.schema, seg)
+        writer.add_reader(reader)
+        reader.close()
+    return [x for x in segments if all(x is not m for m in merged)]
+
+
+def summary_hash(fields: dict) -> str:
+    """What a summary's document holds for search (its analysed fields, not its stored text)."""
+    import hashlib
+    text = "\x00".join(str(fields.get(k, "")) for k in ("stitle", "sbody", "when", "parent", "anc", "scope"))
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
 
 
 class IndexUnavailable(Exception):
@@ -58,9 +87,10 @@ class SearchIndex:
     """One vault's search index, kept in `cache_dir/index` (see the package docstring)."""
 
     def __init__(self, cache_dir: Path, today: Callable[[], dt.date] | dt.date | None = None,
-                 rankers: Sequence[Ranker] = ()):
+                 rankers: Sequence[Ranker] = (), settings: SearchSettings | None = None):
         self.cache_dir = Path(cache_dir)
         self.rankers = list(rankers)   # optional rankers fused with the lexical order
+        self.settings = settings or SearchSettings()
         self.dir = self.cache_dir / "index"
         self._today = today
         self._ix = None
@@ -174,7 +204,7 @@ class SearchIndex:
         data = self._read_state_file()
         if data is None or not windex.exists_in(str(self.dir)):
             return None
-        return {k: v for k, v in data.items() if k not in ("_schema", "files")}
+        return {k: v for k, v in data.items() if k not in ("_schema", "files", "sums")}
 
     def invalidate(self) -> None:
         """Mark the index as not to be trusted: `state()` is None until the next rebuild."""
@@ -221,21 +251,43 @@ class SearchIndex:
                 ix = _storage(self.dir).create_index(make_schema())
             n = 0
             w = ix.writer(timeout=10, delay=0.05, limitmb=128)
+            sums = {}
             try:
                 for doc in docs:
-                    w.add_document(**fields_of(doc))
+                    f = fields_of(doc)
+                    if doc.kind == "summary":
+                        sums[doc.key] = summary_hash(f)
+                    w.add_document(**f)
                     n += 1
             except BaseException:
                 w.cancel()
                 raise
             w.commit(mergetype=CLEAR, optimize=True)
-            self._write_state(state)
+            self._write_state({**state, "sums": sums})
             ix.close()
             return n
 
-    def apply(self, upserts: list, deletes: list[str], state: dict) -> None:
-        """Upsert and delete documents (by key) in one Whoosh commit, then record `state`."""
+    def apply(self, upserts: list, deletes: list[str], state: dict) -> int:
+        """Upsert and delete documents (by key) in one Whoosh commit, then record `state`.
+
+        A folder summary whose searchable text is what the index already holds (a count changed,
+        say) is not rewritten. Returns the number of documents written."""
         with self._lock:
+            known = dict((self._read_state_file() or {}).get("sums") or {})
+            todo = []
+            for doc in upserts or []:
+                f = fields_of(doc)
+                if doc.kind == "summary":
+                    h = summary_hash(f)
+                    if known.get(doc.key) == h:
+                        continue
+                    known[doc.key] = h
+                todo.append(f)
+            for key in deletes or []:
+                known.pop(key, None)
+            if not todo and not deletes:
+                self._write_state({**state, "sums": known})
+                return 0
             ix = self._open_ix()
             try:
                 w = ix.writer(timeout=10, delay=0.05)
@@ -246,13 +298,29 @@ class SearchIndex:
             try:
                 for key in deletes or []:
                     w.delete_by_term("key", key)
-                for doc in upserts or []:
-                    w.update_document(**fields_of(doc))
+                for f in todo:
+                    w.update_document(**f)
             except BaseException:
                 w.cancel()
                 raise
-            w.commit()
-            self._write_state(state)
+            w.commit(mergetype=segment_policy)
+            self._write_state({**state, "sums": known})
+            return len(todo)
+
+    def segments(self) -> int:
+        """How many segments the index has (a query makes one pass per segment)."""
+        with self._lock:
+            with self._open_ix().reader() as r:
+                return len(list(r.leaf_readers()))
+
+    def optimize(self) -> None:
+        """Merge the index into one segment (a long-lived process does it when idle; the caller
+        holds the vault's write lock, as every other writer of the index does)."""
+        with self._lock:
+            ix = self._open_ix()
+            w = ix.writer(timeout=10, delay=0.05)
+            w.commit(optimize=True)
+            self._write_state({k: v for k, v in (self._read_state_file() or {}).items() if k not in ("_schema", "files")})
 
     # ----------------------------------------------------------------- reading
     def search(self, query: str, k: int = 10, clue: str | None = None, level: int | None = None,
@@ -329,15 +397,19 @@ class SearchIndex:
                 scopes: tuple[str, ...], as_of: str | None = None) -> SearchResult:
         res = SearchResult(status=NOT_FOUND)
         pq = bounded(s, pq)
-        gathered = gather(s, pq, cq, level, under, scopes)
+        res.words = [g.word for g in pq.groups]
+        st = self.settings
+        gathered = gather(s, pq, cq, level, under, scopes, st.beam)
         res.node_reads, res.message = gathered.reads, gathered.message
         if not gathered.candidates:
             return res
         items = scoring.with_corrections(s, scoring.score(s, gathered, cq, as_of), k, scopes, as_of)
+        items = scoring.newer_first(items, pq, same=st.same_subject)
         items = fuse(pq.text, items, self.rankers, _rank_item)
         top = items[: max(k, 10)]
-        verdict = decision.decide(s, pq, top)
+        verdict = decision.decide(s, pq, top, st.not_found_coverage, st.tie)
         res.status, res.message, res.coverage = verdict.status, verdict.message, verdict.coverage
+        res.margin = verdict.margin
         res.hits = [scoring.make_hit(s, x, pq) for x in items[:k]]
         if verdict.status == AMBIGUOUS:
             res.candidates = [scoring.make_hit(s, x, pq) for x in verdict.tied]

@@ -13,6 +13,7 @@ TITLE_BOOST = 2.0        # a term in the title (or tags) counts this much more t
 BM25_K1, BM25_B = 1.0, 0.5    # memories are short and their length is rarely padding
 ALL_SCOPES = ("mem", "arc", "sum", "arcsum")
 DATE_GROUP = "\x00date"  # the question's date, as one more thing a memory can match
+QF_WEIGHT = lambda n: 1.0 + math.log(n)   # noqa: E731  the weight of a word said n times in the query
 
 
 class _BM25F(scoring.BM25F):
@@ -37,13 +38,24 @@ def run_scoped(s, q, restrict: list, scopes: tuple, limit: int):
     A ConstantScoreQuery over a large set costs a pass over all its ids on every query.
     """
     if "mem" in scopes:
-        excluded = [x for x in ALL_SCOPES if x not in scopes]
+        # the memory fields exist only in memories: a query over them alone needs no summary mask
+        # (building a mask costs a pass over its documents on every query)
+        possible = ("mem", "arc") if fields_of_query(q) <= MEMORY_FIELDS else ALL_SCOPES
+        excluded = [x for x in possible if x not in scopes]
         mask = (Or([Term("scope", x) for x in excluded]) if len(excluded) > 1 else Term("scope", excluded[0])) \
             if excluded else None
         full = And([q] + restrict) if restrict else q
         return s.search(full, limit=limit, mask=mask)
     allowed = Or([Term("scope", x) for x in scopes]) if len(scopes) > 1 else Term("scope", scopes[0])
     return s.search(And([q] + restrict + [ConstantScoreQuery(allowed, 0.0)]), limit=limit)
+
+
+MEMORY_FIELDS = frozenset({"title", "body"})
+SUMMARY_FIELDS = frozenset({"stitle", "sbody"})
+
+
+def fields_of_query(q) -> set[str]:
+    return {f for f, _ in q.iter_all_terms()}
 
 
 def text_query(pq: ParsedQuery, summaries: bool = False, memories: bool = True):
@@ -62,7 +74,8 @@ def text_query(pq: ParsedQuery, summaries: bool = False, memories: bool = True):
         seen.update(terms)
         if not terms:
             continue
-        alts = [Or([Term(f, t, boost=b) for f, b in fields]) for t in terms]
+        qf = QF_WEIGHT(g.count)
+        alts = [Or([Term(f, t, boost=b * qf) for f, b in fields]) for t in terms]
         if len(alts) == 1:
             groups.append(alts[0])
         elif g.ident:

@@ -13,6 +13,7 @@ class Group:
     word: str                 # as written in the query
     terms: tuple[str, ...]    # index terms any of which stands for the word
     ident: bool = False
+    count: int = 1            # how often the query says it (a long query repeats what it is about)
 
 
 @dataclass
@@ -53,11 +54,12 @@ def parse(text: str, today: dt.date | None = None) -> ParsedQuery:
     lang = analysis.text_lang(text)
     ws = analysis.words(rest, lang)
     groups: list[Group] = []
-    seen: set[tuple[str, ...]] = set()
+    seen: dict[tuple[str, ...], Group] = {}
     for w in ws:
         if w.terms in seen:
+            seen[w.terms].count += 1
             continue
-        seen.add(w.terms)
-        groups.append(Group(w.text, w.terms, w.ident))
+        seen[w.terms] = g = Group(w.text, w.terms, w.ident)
+        groups.append(g)
     # a year written alone ("2023") is both a word and a date: keep the word, add the span
     return ParsedQuery(text, groups, spans)

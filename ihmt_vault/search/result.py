@@ -40,7 +40,17 @@ class SearchResult:
     tokens: int = 0                                   # estimated tokens of render(detail)
     archived_fallback: bool = False                   # hits come from the archive
     coverage: float = 0.0                             # how much of the question (by idf) the answer holds
+    margin: float = 0.0                               # how far the best stands out: 1 - score2/score1
+
+    @property
+    def confidence(self) -> float:
+        """0-1: coverage (does the best memory hold what was asked) × how much it stands out from
+        the next (margin), as coverage × (0.5 + 0.5 × margin); 0 when nothing was found."""
+        if self.status == NOT_FOUND or not self.hits:
+            return 0.0
+        return min(1.0, self.coverage) * (0.5 + 0.5 * min(1.0, self.margin))
     query: str = ""
+    words: list[str] = field(default_factory=list)    # the query's words the search used (a long query: the few that carry it)
     clue: str | None = None
     message: str = ""                                 # why: which words matched / tied
     budget_tokens: int = 900
@@ -53,10 +63,13 @@ class SearchResult:
         d = {
             "status": self.status,
             "query": self.query,
+            "words": list(self.words),
             "clue": self.clue,
             "message": self.message,
             "archived_fallback": self.archived_fallback,
             "coverage": round(self.coverage, 3),
+            "margin": round(self.margin, 3),
+            "confidence": round(self.confidence, 3),
             "node_reads": self.node_reads,
             "tokens": self.tokens,
             "hits": [_hit_dict(h) for h in self.hits],

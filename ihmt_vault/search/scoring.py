@@ -21,6 +21,8 @@ from .result import Hit
 FOLDER_WEIGHT = 0.25     # how much a memory's folder matching the query lifts it
 DATE_WEIGHT = 2.0        # lift of a memory dated (or naming a date) in the range the query names
 OUTDATED_FACTOR = 0.5    # outdated memories sink below their correction
+SAME_SUBJECT = 0.5       # share of the smaller memory's words the other holds: about the same subject
+NEWER_WINDOW = 5         # the top hits compared for a newer version of the same subject
 CLUE_MATCH, CLUE_MISS = 2.0, 0.5
 
 
@@ -30,6 +32,7 @@ class Scored:
     docnum: int
     data: dict          # the stored document
     cand: Candidate
+    newer: "Scored | None" = None   # a newer memory about the same subject that may change this one
 
 
 def score(s, g: Gathered, cq: ParsedQuery | None, as_of: str | None) -> list[Scored]:
@@ -57,6 +60,41 @@ def score(s, g: Gathered, cq: ParsedQuery | None, as_of: str | None) -> list[Sco
 def with_corrections(s, items: list[Scored], k: int, scopes: tuple[str, ...], as_of: str | None) -> list[Scored]:
     """The ranking with every outdated hit's correction present and above it."""
     return corrections_first(items + missing_corrections(s, items[: max(k, 10)], scopes, as_of))
+
+
+def _when(data: dict) -> str:
+    return data.get("date") or data.get("since") or ""
+
+
+def newer_first(items: list[Scored], pq: ParsedQuery, window: int = NEWER_WINDOW,
+                same: float = SAME_SUBJECT) -> list[Scored]:
+    """The current version first, without an explicit `supersedes`: of two top hits that hold the
+    same words of the question and are about the same subject (each holds `same` of the other's
+    words, the smaller's measure), the newer is moved just above the older, which carries a "may
+    be outdated" notice. Dateless memories, exact duplicates and a memory of the time the
+    question names are left as they are."""
+    out = list(items)
+    top = out[:window]
+    asked = set(pq.terms)
+    terms = {id(x): set(analysis.analyze(f"{x.data.get('title') or ''} {x.data.get('body') or ''}",
+                                         x.data.get("lang"))) for x in top}
+    for i, old in enumerate(top):
+        if old.data.get("status") == "outdated" or not _when(old.data):
+            continue
+        a = terms[id(old)]
+        for new in top[i + 1:]:
+            b = terms[id(new)]
+            if not a or not b or a == b or _when(new.data) <= _when(old.data):
+                continue
+            if old.cand.date != new.cand.date:   # the question names the time of one of them
+                continue
+            if (a & asked) != (b & asked) or len(a & b) < same * min(len(a), len(b)):
+                continue
+            old.newer = new
+            out.remove(new)
+            out.insert(out.index(old), new)
+            break
+    return out
 
 
 def corrections_first(items: list[Scored]) -> list[Scored]:
@@ -138,6 +176,9 @@ def make_hit(s, x: Scored, pq: ParsedQuery) -> Hit:
     data = x.data
     folder = data.get("folder", "")
     notices = [outdated_notice(s, data)] if data.get("status") == "outdated" else []
+    if x.newer is not None and not notices:
+        when = _when(x.newer.data)
+        notices.append(f"may be outdated: {x.newer.data.get('id')}" + (f" ({when})" if when else ""))
     return Hit(id=data.get("id") or "", title=data.get("title") or "", path=data.get("path") or "",
                snippet=snippet(data.get("body") or "", pq), score=round(x.score, 4),
                status=data.get("status") or "active", date=data.get("date"), notices=notices,
