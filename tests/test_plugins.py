@@ -81,16 +81,17 @@ def test_a_plugin_adds_an_importer_and_a_ranker_through_the_same_door(tmp_path):
         v = Vault.init(tmp_path / "v")
         [m] = v.import_file(file, format="upper").memories
         assert (m.body, m.folder) == ("DEPLOY ON TUESDAYS\n", "shouted")
-        for n in range(3):
-            v.save(f"Zebra note {n}: the zebra crossing.", title=f"{'abc'[n]} zebra", topic="z")
-        assert [h.title for h in v.search("zebra crossing").hits] == ["a zebra", "b zebra", "c zebra"]
+        for n, where in enumerate(["by the school gate", "at the market square", "on the harbour road"]):
+            v.save(f"The zebra crossing {where}.", title=f"{'abc'[n]} zebra", topic="z")
+        lexical = [h.title for h in v.search("zebra crossing").hits]
+        assert sorted(lexical) == ["a zebra", "b zebra", "c zebra"]
         v.close()
         config = tmp_path / "v" / ".ihmt" / "config.toml"
         config.write_text(config.read_text().replace("rankers = []", 'rankers = ["backwards"]'))
         with Vault.open(tmp_path / "v") as fused:
             # one lexical vote and one reversed vote: the fused order is decided by the ranker's
             # preference between the lexical first and last, ties by lexical position
-            assert [h.title for h in fused.search("zebra crossing").hits] == ["a zebra", "c zebra", "b zebra"]
+            assert [h.title for h in fused.search("zebra crossing").hits] == [lexical[0], lexical[2], lexical[1]]
     finally:
         plugins.manager().unregister(plugin)
 
