@@ -95,12 +95,18 @@ class Flat:
 
 class Ours:
     def __init__(self, mems, tmp: Path, today):
-        self.ix = SearchIndex(tmp, today=today)
+        from ihmt_vault import plugins
+        found = plugins.rankers_by_name()
+        rankers = [found[n].for_vault(tmp) if hasattr(found[n], "for_vault") else found[n] for n in RANKERS]
+        self.ix = SearchIndex(tmp, today=today, rankers=rankers)
         self.ix.rebuild(build_docs(mems, "session", ""), {"bench": True})
 
     def search(self, q):
         r = self.ix.search(q, k=K)
         return [h.id for h in r.hits], r.status, r.tokens
+
+
+RANKERS: list[str] = []     # --rankers: fused into ours by reciprocal-rank fusion
 
 
 def load(folder: str):
@@ -177,7 +183,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
     ap.add_argument("--out", default=None)
+    ap.add_argument("--rankers", nargs="*", default=[], help="optional rankers to fuse, e.g. semantic (the model)")
     args = ap.parse_args(argv)
+    RANKERS[:] = args.rankers
     t0 = time.time()
     tmp = Path(tempfile.mkdtemp(prefix="retrieval-"))
     results = {}

@@ -444,6 +444,9 @@ def rebuild(v, as_json):
 def doctor(v, as_json, repair):
     """Check the vault: broken files, missing or duplicate ids, stale summaries, interrupted writes."""
     problems = v.doctor(repair=repair)
+    active = [n for n, state in v.stats()["rankers"].items() if state == "active"] if v.config.rankers else []
+    if active and not as_json:
+        out.print(f"search rankers active: {', '.join(active)} (fused with the lexical ranking)", markup=False)
     if as_json:
         _emit(True, {"problems": [p.to_dict() for p in problems], "repaired": repair}, None)
     elif not problems:

@@ -66,6 +66,10 @@ def examine(e: Engine) -> list[Problem]:
         e.gate.roles()
     except BrokenFile as err:  # every write is refused until it is fixed: say so first
         problems.append(Problem("roles", err.path, str(err), repairable=False))
+    for name, state in e.ranker_status().items():   # an optional ranker that is off: search is lexical
+        if state != "active":
+            problems.append(Problem("ranker", ".ihmt/config.toml", f"the {name} ranker is {state}; search "
+                                    f"answers by words alone", repairable=False))
     e.refresh(force=True)
     ids = set()
     pending = uncommitted(e)

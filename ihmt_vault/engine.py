@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import struct
 import time
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,7 +100,27 @@ class Engine:
             return []
         from . import plugins
         found = plugins.rankers_by_name()
-        return [plugins.pick("ranker", found, name) for name in self.config.rankers]
+        out = []
+        for name in self.config.rankers:
+            ranker = plugins.pick("ranker", found, name)
+            ranker = ranker.for_vault(self.root / CACHE) if hasattr(ranker, "for_vault") else ranker
+            why = ranker.problem() if hasattr(ranker, "problem") else None
+            if why:   # an optional part: search goes on without it, and says so once
+                warnings.warn(f"ihmt: the {name} ranker is off ({why}); searching by words alone", stacklevel=2)
+                continue
+            out.append(ranker)
+        return out
+
+    def ranker_status(self) -> dict[str, str]:
+        """Each ranker the settings name: "active", or "off: why"."""
+        from . import plugins
+        found = plugins.rankers_by_name()
+        status = {}
+        for name in self.config.rankers:
+            ranker = found.get(name)
+            why = "no such ranker" if ranker is None else (ranker.problem() if hasattr(ranker, "problem") else None)
+            status[name] = f"off: {why}" if why else "active"
+        return status
 
     # -- reading ----------------------------------------------------------------------------------
     def read(self, rel: str) -> Memory:

@@ -212,4 +212,5 @@ def stats(e: Engine) -> dict:
         "files_bytes": size,
         "cache_bytes": cache,
         "head": e.repo.head(),
+        "rankers": e.ranker_status(),
     }

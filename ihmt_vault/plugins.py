@@ -5,7 +5,7 @@ import functools
 
 import pluggy
 
-from . import chunkers, code, hookspecs, importers
+from . import chunkers, code, hookspecs, importers, semantic
 from .errors import BadInput
 
 
@@ -16,6 +16,7 @@ def manager() -> pluggy.PluginManager:
     pm.register(importers, "ihmt.importers")
     pm.register(chunkers, "ihmt.chunkers")
     pm.register(code, "ihmt.code")
+    pm.register(semantic, "ihmt.semantic")
     pm.load_setuptools_entrypoints(hookspecs.PROJECT)
     return pm
 
