@@ -127,7 +127,7 @@ def _ingest_one(e: Engine, tx, src: Source, folder_topic: str | None, limit: int
                            text=_body(c, src), title=_title(c, src), date=c.date or None,
                            source=src.name, extra=_front_matter(c, src))
         except BadInput as err:
-            report.skipped.append((f"{src.name}:{c.first_line}-{c.last_line}", str(err)))
+            report.skipped.append((f"{_printable(src.name)}:{c.first_line}-{c.last_line}", str(err)))
             continue
         row = old.pop(chunk_id, None)
         if row is None:
@@ -171,15 +171,15 @@ def _update(e: Engine, tx, rel: str, d: Draft) -> str:
 def _read(file: Path, name: str, kind: str | None, report: IngestReport) -> Source | None:
     text, why = sources.read_text(file)
     if text is None:
-        report.skipped.append((name, why))
+        report.skipped.append((_printable(name), why))
         return None
     language = language_of(file.name, text)
     found = kind or detect(file.name, text, language)
     if found is None:
-        report.skipped.append((name, f"not code or a document ({file.suffix or 'no extension'})"))
+        report.skipped.append((_printable(name), f"not code or a document ({file.suffix or 'no extension'})"))
         return None
     if found == "code" and language is None:
-        report.skipped.append((name, "--type code: the language of this file is not known"))
+        report.skipped.append((_printable(name), "--type code: the language of this file is not known"))
         return None
     return Source(file, name, text, found, language)
 
@@ -291,6 +291,11 @@ def _inside(path: Path, root: Path) -> bool:
         return True
     except ValueError:
         return False
+
+
+def _printable(name: str) -> str:
+    """A file's name as a report line can show it: control characters escaped."""
+    return name if name.isprintable() else name.encode("unicode_escape").decode("ascii")
 
 
 def _count(n: int, word: str) -> str:
