@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
-import math
 import statistics
 import sys
 import tempfile
@@ -83,44 +81,6 @@ def build_docs(mems, layout: str, prefix: str):
         docs.append(Doc(key=f"dir:{f}", kind="summary", path=f"{f}/index.md".lstrip("/"), folder=f,
                         depth=f.count("/") + 1 if f else 0, title=name, body="\n".join(lines)))
     return docs
-
-
-class Flat:
-    """The baseline: a plain flat BM25 scan (Okapi BM25, k1=1.5, b=0.75, Robertson idf — what
-    rank_bm25's BM25Okapi computes) over every turn's text, lower-cased words, no stemming, no stop
-    words. It is stronger on this split than Whoosh's default BM25F (0.54 vs 0.41 recall@10, conv
-    scope), whose idf never falls below 1, so it is the one to beat."""
-
-    K1, B = 1.5, 0.75
-
-    def __init__(self, mems, tmp: Path):
-        import collections
-        self.ids = [m["id"] for m in mems]
-        docs = [self.tokens(memory_text(m)) for m in mems]
-        self.tf = [collections.Counter(d) for d in docs]
-        self.len = [len(d) for d in docs]
-        self.avg = sum(self.len) / max(1, len(docs))
-        df = collections.Counter(w for d in docs for w in set(d))
-        n = len(docs)
-        self.idf = {w: math.log(1 + (n - c + 0.5) / (c + 0.5)) for w, c in df.items()}
-        self.postings = collections.defaultdict(list)
-        for i, tf in enumerate(self.tf):
-            for w in tf:
-                self.postings[w].append(i)
-
-    @staticmethod
-    def tokens(text: str) -> list[str]:
-        return re.findall(r"\w+", text.lower())
-
-    def search(self, q):
-        scores: dict[int, float] = {}
-        for w in self.tokens(q):
-            for i in self.postings.get(w, ()):
-                f = self.tf[i][w]
-                norm = f + self.K1 * (1 - self.B + self.B * self.len[i] / self.avg)
-                scores[i] = scores.get(i, 0.0) + self.idf[w] * f * (self.K1 + 1) / norm
-        best = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:K]
-        return [self.ids[i] for i, _ in best], None, 0
 
 
 class Direct:
@@ -197,7 +157,8 @@ def run(args):
             if scope == "conv" else [("all", mems, qs)]
         for name, ms, qq in groups:
             base = tmp / scope / name
-            engines = {"flat": Flat(ms, base / "flat")}
+            from retrieval import Flat   # the fair flat baseline (BM25 k1 1.2 b 0.75, stop list, CJK pairs)
+            engines = {"flat": Flat(ms)}
             if args.via_vault:
                 engines["ihmt"] = ViaVault(ms, base / "ihmt")
             else:
