@@ -90,6 +90,7 @@ def markdown():
 
 
 TITLE_MAX = 60
+TITLE_WHOLE = 80          # a first sentence this short is the title as it is
 _SENTENCE_END = re.compile(r"(?<=[^\s.]{2}[.!?])\s+(?=\S)|(?<=[。！？])")
 
 
@@ -110,9 +111,10 @@ def title_from_body(body: str, fallback: str) -> str:
 
 def title_cut(text: str, limit: int = TITLE_MAX) -> str:
     """A title's text cut at a word boundary to at most `limit` characters (a little more rather
-    than mid-word), without a dangling short word or punctuation at the cut, and no "…"."""
+    than mid-word), without a dangling short word or punctuation at the cut, and no "…". A sentence
+    of up to TITLE_WHOLE characters is kept whole: cutting it would leave a fragment ("…at most")."""
     text = " ".join(text.split())
-    if len(text) > limit:
+    if len(text) > limit and len(text) > TITLE_WHOLE:
         cut = text[: limit + 1]
         text = cut[: cut.rindex(" ")] if " " in cut[limit // 2:] else text[:limit]
         text = re.sub(r"(\s+\S{1,3})?[\s,;:\-–—(]*$", "", text) if " " in text else text  # no dangling "a", "of"

@@ -102,7 +102,7 @@ def test_a_summary_never_repeats_a_title_in_the_first_line_beside_it(vault):
 def test_the_about_line_holds_no_filler_word(vault):
     vault.save("Ask Luis when the build needs a new runner; he means well and chose GitLab.", topic="ops")
     about = next(l for l in (vault.root / "ops/index.md").read_text().splitlines() if l.startswith("About"))
-    assert about == "About build, luis, runner, gitlab. 1 memory."
+    assert about == "About build, gitlab, luis, runner. 1 memory."
 
 
 def test_a_folder_description_written_above_the_generated_part_is_kept_and_shown_first(vault):
