@@ -85,7 +85,7 @@ def compose_brief(title: str, live: int, hidden: int, pinned: list[Row], topics:
             if r.id not in shown:
                 listed.append(memory_line(r, r.date or (r.created or "")[:10] or "new"))
                 shown.add(r.id)
-        rest = t.count - len(listed)
+        rest = t.count - len(listed) - sum(1 for r in pinned if r.folder.partition("/")[0] == t.name)
         lines += listed
         if rest > 0:
             lines.append(f"[+{rest} →] read_memory('{prefix}{t.name}')")
