@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from pathlib import Path
 from typing import Annotated, Any, Callable, Literal
 
@@ -34,6 +35,8 @@ BRIEF_TOKENS = 2000        # memory_brief's ceiling, whatever the vault's settin
 READ_TOKENS = 2000         # read_memory's ceiling for folder summaries (a memory is shown whole)
 MEMORY_CHARS = 24000       # a memory longer than this is cut, with a pointer to its file
 FALLBACK_AGENT = "mcp"
+IDLE_COMPACT = 30.0        # seconds without a memory tool call after which the server merges the search index
+IDLE_TICK = 5.0            # how often the idle timer looks
 
 INSTRUCTIONS = (
     "Long-term memory shared by every agent session: a git repository of Markdown memories. "
@@ -82,13 +85,19 @@ class _Serialized:
     """Tool calls one at a time: the SDK runs each synchronous tool on a worker thread, and a
     `Vault` (or a session's state) is used by one thread at a time. A `VaultError` is a tool error."""
 
-    def __init__(self):
+    def __init__(self, clock: Callable[[], float] = time.monotonic):
         self._lock = threading.Lock()
+        self.clock = clock
+        self.last_call = clock()
+        self.compacted = True          # nothing changed since the last merge (or since the start)
 
     def _call(self, fn: Callable[[], str]) -> str | CallToolResult:
         try:
             with self._lock:
-                return fn()
+                try:
+                    return fn()
+                finally:
+                    self.last_call, self.compacted = self.clock(), False
         except VaultError as e:
             return _error(e)
 
@@ -96,9 +105,23 @@ class _Serialized:
 class Tools(_Serialized):
     """The memory tools, bound to one open vault."""
 
-    def __init__(self, vault: Vault):
-        super().__init__()
+    def __init__(self, vault: Vault, clock: Callable[[], float] = time.monotonic):
+        super().__init__(clock)
         self.v = vault
+
+    def idle_compact(self, idle: float = IDLE_COMPACT) -> bool:
+        """What the server's idle timer calls: once `idle` seconds passed without a tool call since
+        the last one, merge the search index (`Vault.compact_index`) — never during a call (a call
+        running, the timer skips its turn), and once per quiet spell. True when it merged."""
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            if self.compacted or self.clock() - self.last_call < idle:
+                return False
+            self.compacted = True
+            return self.v.compact_index()
+        finally:
+            self._lock.release()
 
     # -- reading ----------------------------------------------------------------------------------
     def search_memory(
@@ -423,12 +446,13 @@ def toolsets(spec: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def build_server(vault: Vault, tools: tuple[str, ...] = ("memory",), root: Path | None = None) -> MCPServer:
+def build_server(vault: Vault, tools: tuple[str, ...] = ("memory",), root: Path | None = None,
+                 memory: Tools | None = None) -> MCPServer:
     """The MCP server for one open vault (run it with `.run()`, or connect an in-process client),
     with the toolsets named (`memory` alone by default)."""
     import inspect
 
-    memory, code = Tools(vault), CodeTools(root)
+    memory, code = memory or Tools(vault), CodeTools(root)
     built = []
     for name, hints in [t for ts in tools for t in TOOLSETS[ts]]:
         fn = getattr(memory if hasattr(memory, name) else code, name)
@@ -440,7 +464,25 @@ def build_server(vault: Vault, tools: tuple[str, ...] = ("memory",), root: Path 
     return MCPServer("ihmt", version=__version__, instructions=INSTRUCTIONS, tools=built, log_level="WARNING")
 
 
-def serve(vault: Vault, tools: tuple[str, ...] = ("memory",)) -> None:
+def idle_timer(memory: Tools, stop: threading.Event, idle: float = IDLE_COMPACT,
+               tick: float = IDLE_TICK) -> threading.Thread:
+    """A daemon thread calling `memory.idle_compact(idle)` every `tick` seconds until `stop` is set."""
+    def loop() -> None:
+        while not stop.wait(tick):
+            memory.idle_compact(idle)
+    thread = threading.Thread(target=loop, name="ihmt-idle-compact", daemon=True)
+    thread.start()
+    return thread
+
+
+def serve(vault: Vault, tools: tuple[str, ...] = ("memory",), idle: float = IDLE_COMPACT,
+          tick: float = IDLE_TICK) -> None:
     """Serve the vault's tools (and the other toolsets named) over stdio until the client closes
-    the connection."""
-    build_server(vault, tools).run()
+    the connection; while no tool is called for `idle` seconds, the search index is merged."""
+    memory, stop = Tools(vault), threading.Event()
+    thread = idle_timer(memory, stop, idle, tick)
+    try:
+        build_server(vault, tools, memory=memory).run()
+    finally:
+        stop.set()
+        thread.join(timeout=5)
