@@ -1,7 +1,9 @@
 """Deciding what a search found (the third stage): `found`, `ambiguous` or `not_found`.
 
 - not_found: only common or stray words matched — the best memory covers too little of what was
-  asked (by the words' idf), or none of its matched words is distinctive;
+  asked (by the words' idf), or none of its matched words is distinctive; for a long query (a
+  dialogue), which no memory holds much of, unless its matched rare and fairly rare words weigh
+  as much as two rare ones (`long_query_link`);
 - ambiguous: several memories match every word of a short question, in their titles, equally,
   and nothing in the question tells them apart (a clue then picks one);
 - found: otherwise.
@@ -75,6 +77,19 @@ def memory_coverage(s, pq: ParsedQuery, data, n_docs: int) -> float:
     return sum(w for t, w in weights.items() if t in asked) / (sum(weights.values()) or 1.0)
 
 
+def idf_at(n_docs: int, df: float) -> float:
+    return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+
+
+def long_query_link(w: dict[str, Weight], m0: set[str], n_docs: int, common_df: float) -> bool:
+    """Whether the best memory is really linked to a long query (a dialogue, a paragraph), which
+    no memory holds much of: its matched words that tell memories apart (in at most twice the
+    common share of them) are at least two, and weigh (idf) at least two distinctive words — two
+    rare words, or a rare one and fairly rare ones together; one word alone is a stray match."""
+    telling = [w[x].idf for x in m0 if w[x].df <= 2 * common_df]
+    return len(telling) >= 2 and sum(telling) >= 2 * idf_at(n_docs, common_df)
+
+
 def decide(s, pq: ParsedQuery, top: list[Scored], not_found_coverage: float = 0.2,
            tie: float = 0.8) -> Decision:
     """`not_found_coverage`: below it the best memory holds too little of the question;
@@ -96,8 +111,9 @@ def decide(s, pq: ParsedQuery, top: list[Scored], not_found_coverage: float = 0.
     if groups:
         distinctive = [x for x in m0 if w[x].df <= common_df]
         # a long query (a dialogue) is not answered by one memory holding much of it: two of its
-        # distinctive words in the best memory are a real link, not a stray match
-        linked = len(pq.groups) > LONG_QUERY and len(distinctive) >= 2
+        # distinctive words in the best memory, or their weight in fairly rare ones, are a real link
+        linked = len(pq.groups) > LONG_QUERY and (len(distinctive) >= 2 or (
+            bool(distinctive) and long_query_link(w, m0, n_docs, common_df)))
         if not m0 or (not distinctive and cov < 0.5) or (cov < not_found_coverage and not linked):
             words = ", ".join(sorted(x if x != DATE_GROUP else "the date" for x in m0)) or "nothing"
             return Decision(NOT_FOUND, f"Only common or stray words matched ({words}).", coverage=cov,
