@@ -505,22 +505,33 @@ def search(v, as_json, query, k, clue, under, level, full, as_of, in_vault):
     _emit(as_json, r.to_dict(), lambda: click.echo(r.render("full" if full else "compact")))
 
 
+def clue_rounds(search, query: str, rounds: int, ask_clue, show) -> None:
+    """Search `query`; while the answer is AMBIGUOUS, ask for a clue (`ask_clue()`, "" stops) at
+    most `rounds` times and search again with it. `show(result)` prints each answer."""
+    clue = None
+    for asked in range(rounds + 1):
+        r = search(query, clue=clue)
+        show(r)
+        if r.status != "ambiguous" or asked == rounds:
+            return
+        clue = ask_clue()
+        if not clue:
+            return
+
+
+def _interactive() -> bool:
+    return sys.stdin.isatty()
+
+
 @command(main)
 @click.argument("query", nargs=-1, required=True)
 def ask(v, as_json, query):
-    """Search (QUERY is the rest of the line), and when the answer is ambiguous ask for a clue (up to 3 rounds; Enter stops)."""
-    query, clue = " ".join(query), None
-    for _round in range(3):
-        r = v.search(query, clue=clue)
-        if as_json:
-            click.echo(json.dumps(r.to_dict(), ensure_ascii=False, indent=2))
-        else:
-            click.echo(r.render("compact"))
-        if r.status != "ambiguous" or not sys.stdin.isatty():
-            return
-        clue = click.prompt("clue (Enter to stop)", default="", show_default=False).strip()
-        if not clue:
-            return
+    """Search (QUERY is the rest of the line), and when the answer is ambiguous ask for a clue (up to search_clue_rounds times; Enter stops)."""
+    def show(r):
+        click.echo(json.dumps(r.to_dict(), ensure_ascii=False, indent=2) if as_json else r.render("compact"))
+    rounds = v.config.search_clue_rounds if _interactive() else 0
+    clue_rounds(v.search, " ".join(query), rounds,
+                lambda: click.prompt("clue (Enter to stop)", default="", show_default=False).strip(), show)
 
 
 @command(main, opens_vault=False)
