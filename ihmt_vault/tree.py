@@ -283,6 +283,7 @@ def render_summary(folder: str, title: str, rows: list, subfolders: list[FolderI
 
 
 STRONG = 1.6   # placement evidence: a word of the folder's name, or two of its distinctive keywords
+COMMON = 8     # a keyword more than one memory in 8 of the vault holds is weaker evidence (`Placer.commonness`)
 TYPE_FOLDERS = {"decision": "decisions", "preference": "preferences", "person": "people", "project": "projects",
                 "procedure": "procedures", "event": "events"}
 
@@ -295,8 +296,11 @@ class Placer:
     """
 
     def __init__(self, subfolders: Callable[[str], list[str]], folder_info: Callable[[str], "FolderInfo | None"],
-                 branch_factor: int, max_depth: int):
+                 branch_factor: int, max_depth: int, vault_keywords: Callable[[], list[list[str]]] = list):
         self.subfolders = subfolders
+        self.vault_keywords = vault_keywords   # every memory's keywords, read once when first needed
+        self.held: Counter | None = None        # stem → how many of the vault's memories hold it
+        self.memories = 0
         self.folder_info = folder_info
         self.branch_factor = branch_factor
         self.max_depth = max_depth
@@ -324,9 +328,29 @@ class Placer:
                                    [w for w, _ in sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))[:20]])
         return info
 
+    def _load_held(self) -> Counter:
+        if self.held is None:
+            self.held = Counter()
+            for kws in self.vault_keywords():
+                self.held.update({clustering.stem(w) for w in kws})
+                self.memories += 1
+        return self.held
+
+    def commonness(self, word: str) -> float:
+        """How much a keyword tells one topic from another across the whole vault: 1 for a word
+        at most one memory in COMMON holds, falling towards 0 as more of the vault holds it (a word
+        every memory shares says nothing of where one goes). The vault counts as at least
+        4 branch factors of memories, so a young vault discounts nothing much."""
+        held = self._load_held()[word]
+        n = max(self.memories, 4 * self.branch_factor)
+        if held * COMMON <= n:
+            return 1.0
+        return max(0.0, math.log(n / held) / math.log(COMMON))
+
     def ranked(self, folder: str, kws: list[str]) -> list[tuple[float, str]]:
         """The folder's subfolders by how well they fit the keywords, best first. A keyword that
-        many siblings share is weak evidence; one in a folder's name is strong."""
+        many siblings share is weak evidence, and so is one a large share of the whole vault's
+        memories hold (`commonness`); one in a folder's name is strong."""
         kids = [k for k in self._kids(folder) if k not in (ARCHIVE, INBOX)]
         infos = {k: self._info(k) for k in kids}
         words = {k: ({clustering.stem(w) for w in tokens(i.name.replace("-", " "))},
@@ -340,7 +364,7 @@ class Placer:
             for rank, w in enumerate(dict.fromkeys(clustering.stem(x) for x in kws)):
                 if w in name or w in kw:
                     idf = math.log(1 + total / df[w]) / math.log(1 + total) if total > 1 else 1.0
-                    score += (1.0 if rank < 3 else 0.6) * idf * (2 if w in name else 1)
+                    score += (1.0 if rank < 3 else 0.6) * idf * (2 if w in name else 1) * self.commonness(w)
             out.append((round(score, 6), k))
         return sorted(out, key=lambda sk: (-sk[0], sk[1]))
 
@@ -372,6 +396,8 @@ class Placer:
         return name
 
     def add(self, folder: str, kws: list[str]) -> None:
+        self._load_held().update({clustering.stem(w) for w in kws})
+        self.memories += 1
         for f in parents(folder):
             if f:
                 self.extra.setdefault(f, Counter()).update({w: 3 for w in kws[:6]})

@@ -165,3 +165,20 @@ def test_a_description_holding_a_secret_is_refused(vault):
     vault.save("Staging runs PostgreSQL 17.", topic="work")
     with pytest.raises(SecretRefused):
         vault.describe("work", "Token ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2)
+
+
+def _placer(keyword_lists):
+    from ihmt_vault import tree
+    info = {"python": tree.FolderInfo("python", "Python", 10, ["python", "parser"])}
+    return tree.Placer(lambda f: ["python"] if not f else [], info.get, 16, 3, lambda: keyword_lists)
+
+
+def test_a_folder_name_word_few_of_the_vaults_memories_hold_is_strong_evidence():
+    vault = [["python", "yaml"]] * 4 + [["redis", "cache"]] * 60
+    assert _placer(vault).place(["python", "yaml", "loader"]) == "python"
+
+
+def test_a_folder_name_word_half_the_vaults_memories_hold_is_weak_evidence():
+    vault = [["python", "yaml"]] * 32 + [["redis", "cache"]] * 32
+    assert _placer(vault).place(["python", "yaml", "loader"]) == "inbox"
+
