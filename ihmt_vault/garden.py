@@ -41,10 +41,12 @@ def garden(e: Engine, dry_run: bool = False, source: str | None = None) -> Garde
     if dry_run:
         moves = [Moved(m.id, m.title, tree.folder_of(rel), folder) for rel, folder in refile_plan(e)
                  for m in [e.read(rel)]]
+        vault_theme = tree.theme([r.keywords for r in e.catalog.all() if r.status != "archived"], e.config.branch_factor)
         for folder in crowded(e):
             rows = [{"path": f"{folder}/{n}", "text": e.read(f"{folder}/{n}").body, "keywords": []}
                     for n in e.layout.memory_names(folder)]
-            for name, paths in tree.plan_split(rows, set(e.layout.subfolders(folder)), e.config.branch_factor).items():
+            for name, paths in tree.plan_split(rows, set(e.layout.subfolders(folder)), e.config.branch_factor,
+                                              vault_theme=vault_theme).items():
                 for rel in paths:
                     m = e.read(rel)
                     moves.append(Moved(m.id, m.title, folder, name if folder == tree.INBOX else f"{folder}/{name}"))

@@ -162,12 +162,15 @@ class Transaction:
         moved: dict[str, list[str]] = {}
         cfg = self.e.config
         queue = sorted(folders)
+        kws = {r.id: r.keywords for r in self.e.catalog.all() if r.status != "archived"} if queue else {}
+        kws.update({m.id: k for m, k in self.known.values()})
+        vault_theme = tree.theme(kws.values(), cfg.branch_factor)
         while queue:
             folder = queue.pop()
             if not folder or folder.split("/")[0] == tree.ARCHIVE or tree.depth(folder) >= cfg.max_depth:
                 continue
             rows = self._rows_in(folder)
-            plan = tree.plan_split(rows, set(self.e.layout.subfolders(folder)), cfg.branch_factor)
+            plan = tree.plan_split(rows, set(self.e.layout.subfolders(folder)), cfg.branch_factor, vault_theme=vault_theme)
             for name, paths in plan.items():
                 sub = name if folder == tree.INBOX else f"{folder}/{name}"  # the inbox files into new topics
                 for rel in paths:

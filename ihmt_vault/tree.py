@@ -158,14 +158,29 @@ def placement_score(memory_keywords: list[str], folder: FolderInfo) -> float:
 
 
 # --- splits --------------------------------------------------------------------------------------
-def plan_split(rows: list, existing: set[str], branch_factor: int, min_group: int = 3) -> dict[str, list[str]]:
+def theme(keyword_lists, branch_factor: int) -> set[str]:
+    """The vault's theme: keywords (plural folded) more than a quarter of its memories hold (the
+    vault counted as at least 4 branch factors of memories). Such a word names no subtopic: a
+    folder named by it would draw in a quarter of the vault and tell nothing apart."""
+    held: Counter = Counter()
+    n = 0
+    for kws in keyword_lists:
+        held.update({clustering.stem(w) for w in kws})
+        n += 1
+    n = max(n, 4 * branch_factor)
+    return {w for w, k in held.items() if 4 * k > n}
+
+
+def plan_split(rows: list, existing: set[str], branch_factor: int, min_group: int = 3,
+               vault_theme: set[str] = frozenset()) -> dict[str, list[str]]:
     """Group a crowded folder's memories into subtopics (`clustering.plan`: TF-IDF + spherical
-    k-means, each group named by a phrase its members share); {subfolder name: member paths}. A
-    group named like an existing subfolder joins it; what fits no subtopic stays."""
+    k-means, each group named by a phrase its members share, never by a word of the folder's path
+    or of the `vault_theme`); {subfolder name: member paths}. A group named like an existing
+    subfolder joins it; what fits no subtopic stays."""
     if len(rows) <= branch_factor:
         return {}
     folder = rows[0]["path"].rpartition("/")[0]
-    own = {clustering.stem(w) for part in folder.split("/") for w in tokens(part.replace("-", " "))}
+    own = {clustering.stem(w) for part in folder.split("/") for w in tokens(part.replace("-", " "))} | set(vault_theme)
     texts = [r.get("text") or " ".join(r["keywords"]) for r in rows]
     groups, _left = clustering.plan(texts, branch_factor, _STOP, own, min_group)
     return {name: sorted(rows[i]["path"] for i in members) for name, members in groups.items()}

@@ -182,3 +182,18 @@ def test_a_folder_name_word_half_the_vaults_memories_hold_is_weak_evidence():
     vault = [["python", "yaml"]] * 32 + [["redis", "cache"]] * 32
     assert _placer(vault).place(["python", "yaml", "loader"]) == "inbox"
 
+
+def test_the_vault_theme_is_the_keywords_more_than_a_quarter_of_its_memories_hold():
+    from ihmt_vault import tree
+    vault = [["pythons", "web"]] * 10 + [["pythons"]] * 10 + [["cache"]] * 12 + [["redis"]] * 32
+    assert tree.theme(vault, 16) == {"python", "redis"}
+
+
+def test_a_crowded_folder_splits_into_subtopics_never_named_by_the_vault_theme():
+    from ihmt_vault import tree
+    texts = ["Python web framework Django.", "Python web framework Flask.", "Python web framework Pyramid.",
+             "Python unit tests with pytest.", "Python unit tests with tox.", "Python unit tests with nose."]
+    rows = [{"path": f"inbox/m{i}.md", "text": t, "keywords": []} for i, t in enumerate(texts)]
+    assert tree.plan_split(rows, set(), 4, vault_theme={"python"}) == {
+        "unit-tests": ["inbox/m3.md", "inbox/m4.md", "inbox/m5.md"],
+        "web-framework": ["inbox/m0.md", "inbox/m1.md", "inbox/m2.md"]}
