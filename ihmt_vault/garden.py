@@ -1,7 +1,9 @@
 """The gardener: re-files what sits in the inbox once a topic fits it, and splits crowded folders
 into subtopics (`clustering.py`: lexical TF-IDF + spherical k-means, each subtopic named by a phrase
-its members share, at least 3 memories each). Ids are kept; a folder is never renamed (only new
-subfolders are made); one `move` commit whose body lists what moved. `--dry-run` says what the
+its members share, at least 3 memories each), and merges a folder it made (`.ihmt/garden.json`) that
+is left with one or two memories and no subfolder back into the folder it was split from; a folder a
+person made is never merged. Ids are kept; a folder is never renamed (only new subfolders are made);
+one `move` commit whose body lists what moved. `--dry-run` says what the
 first pass would move and changes nothing.
 """
 from __future__ import annotations
@@ -11,6 +13,26 @@ from .engine import Engine
 from .errors import BadInput, NotFound, SecretRefused, VaultError
 from .sensitive import find_secret
 from .results import GardenReport, Moved
+from .transaction import made_folders
+
+LEFT = 2   # a folder the gardener made holding this many memories or fewer goes back where it came from
+
+
+def merge_plan(e: Engine) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """(path, folder) for each memory of a folder the gardener made that is left with at most
+    LEFT memories and no subfolder, back into the folder it was split from; and the record of
+    the folders the gardener made that remain."""
+    made = made_folders(e)
+    moves, keep = [], {}
+    for folder, origin in sorted(made.items()):
+        if not e.layout.abs(folder).is_dir():
+            continue
+        names = e.layout.memory_names(folder)
+        if e.layout.subfolders(folder) or len(names) > LEFT:
+            keep[folder] = origin
+            continue
+        moves += [(f"{folder}/{n}", origin) for n in names]
+    return moves, keep
 
 
 def crowded(e: Engine) -> list[str]:
@@ -41,13 +63,17 @@ def garden(e: Engine, dry_run: bool = False, source: str | None = None) -> Garde
     if dry_run:
         moves = [Moved(m.id, m.title, tree.folder_of(rel), folder) for rel, folder in refile_plan(e)
                  for m in [e.read(rel)]]
+        vault_theme = tree.theme([r.keywords for r in e.catalog.all() if r.status != "archived"], e.config.branch_factor)
         for folder in crowded(e):
             rows = [{"path": f"{folder}/{n}", "text": e.read(f"{folder}/{n}").body, "keywords": []}
                     for n in e.layout.memory_names(folder)]
-            for name, paths in tree.plan_split(rows, set(e.layout.subfolders(folder)), e.config.branch_factor).items():
+            for name, paths in tree.plan_split(rows, set(e.layout.subfolders(folder)), e.config.branch_factor,
+                                              vault_theme=vault_theme).items():
                 for rel in paths:
                     m = e.read(rel)
                     moves.append(Moved(m.id, m.title, folder, name if folder == tree.INBOX else f"{folder}/{name}"))
+        moves += [Moved(m.id, m.title, tree.folder_of(rel), origin) for rel, origin in merge_plan(e)[0]
+                  for m in [e.read(rel)]]
         return GardenReport(moves, dry_run=True)
     with e.transaction("move", "move: garden", [("Memory-Op", "move")], source) as tx:
         touched = set()
@@ -55,6 +81,11 @@ def garden(e: Engine, dry_run: bool = False, source: str | None = None) -> Garde
             tx.move(rel, folder)
             touched.add(folder)
         tx.split_crowded(set(crowded(e)) | {f for f in touched if len(e.layout.memory_names(f)) > e.config.branch_factor})
+        merges, keep = merge_plan(e)
+        for rel, origin in merges:
+            tx.move(rel, origin)
+        if keep != made_folders(e):
+            tx.record_made(keep)
         moves = moved_by(tx, before)
         tx.subject = f"move: garden {len(moves)} {'memory' if len(moves) == 1 else 'memories'}"
         tx.body = "\n".join(f"{m.id} {m.before}/ → {m.after}/  {m.title}" for m in moves)

@@ -9,6 +9,7 @@ with the operation's trailers, updates the search index and clears the journal.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from dataclasses import replace
@@ -162,19 +163,34 @@ class Transaction:
         moved: dict[str, list[str]] = {}
         cfg = self.e.config
         queue = sorted(folders)
+        kws = {r.id: r.keywords for r in self.e.catalog.all() if r.status != "archived"} if queue else {}
+        kws.update({m.id: k for m, k in self.known.values()})
+        vault_theme = tree.theme(kws.values(), cfg.branch_factor)
+        made: dict[str, str] = {}
         while queue:
             folder = queue.pop()
             if not folder or folder.split("/")[0] == tree.ARCHIVE or tree.depth(folder) >= cfg.max_depth:
                 continue
             rows = self._rows_in(folder)
-            plan = tree.plan_split(rows, set(self.e.layout.subfolders(folder)), cfg.branch_factor)
+            plan = tree.plan_split(rows, set(self.e.layout.subfolders(folder)), cfg.branch_factor, vault_theme=vault_theme)
             for name, paths in plan.items():
                 sub = name if folder == tree.INBOX else f"{folder}/{name}"  # the inbox files into new topics
+                if not self.e.layout.abs(sub).is_dir():
+                    made[sub] = folder
                 for rel in paths:
                     self.move(rel, sub)
                     moved.setdefault(folder, []).append(next(r["id"] for r in rows if r["path"] == rel))
                 queue.append(sub)
+        if made:
+            self.record_made({**made_folders(self.e), **made})
         return moved
+
+    def record_made(self, made: dict[str, str]) -> None:
+        """Write which folders the gardener made ({folder: the folder it was split from}) to
+        `GARDEN_FILE`, committed with the moves that made them."""
+        text = json.dumps({"made": dict(sorted(made.items()))}, indent=1, ensure_ascii=False) + "\n"
+        if not self.e.layout.abs(GARDEN_FILE).is_file() or notes.read_exact(self.e.layout.abs(GARDEN_FILE)) != text:
+            self.write(GARDEN_FILE, text)
 
     def _rows_in(self, folder: str) -> list[dict]:
         """The folder's memories as they are on disk now (new files included)."""
@@ -263,6 +279,20 @@ class Transaction:
         if not same:  # only real changes: no needless writes, events or diffs
             self.write(rel, text)
             self.summaries_written.append(rel)
+
+
+GARDEN_FILE = ".ihmt/garden.json"   # the folders the gardener made, and what each was split from
+
+
+def made_folders(e: "Engine") -> dict[str, str]:
+    """{folder: the folder it was split from} for every folder the gardener made (a folder a
+    person made is not there, so the gardener never merges it away)."""
+    try:
+        made = json.loads(e.layout.abs(GARDEN_FILE).read_text(encoding="utf-8")).get("made") or {}
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return {str(k): str(v) for k, v in made.items() if isinstance(k, str) and isinstance(v, str)} \
+        if isinstance(made, dict) else {}
 
 
 def _text(m: Memory) -> str:

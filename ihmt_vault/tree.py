@@ -158,14 +158,29 @@ def placement_score(memory_keywords: list[str], folder: FolderInfo) -> float:
 
 
 # --- splits --------------------------------------------------------------------------------------
-def plan_split(rows: list, existing: set[str], branch_factor: int, min_group: int = 3) -> dict[str, list[str]]:
+def theme(keyword_lists, branch_factor: int) -> set[str]:
+    """The vault's theme: keywords (plural folded) more than a quarter of its memories hold (the
+    vault counted as at least 4 branch factors of memories). Such a word names no subtopic: a
+    folder named by it would draw in a quarter of the vault and tell nothing apart."""
+    held: Counter = Counter()
+    n = 0
+    for kws in keyword_lists:
+        held.update({clustering.stem(w) for w in kws})
+        n += 1
+    n = max(n, 4 * branch_factor)
+    return {w for w, k in held.items() if 4 * k > n}
+
+
+def plan_split(rows: list, existing: set[str], branch_factor: int, min_group: int = 3,
+               vault_theme: set[str] = frozenset()) -> dict[str, list[str]]:
     """Group a crowded folder's memories into subtopics (`clustering.plan`: TF-IDF + spherical
-    k-means, each group named by a phrase its members share); {subfolder name: member paths}. A
-    group named like an existing subfolder joins it; what fits no subtopic stays."""
+    k-means, each group named by a phrase its members share, never by a word of the folder's path
+    or of the `vault_theme`); {subfolder name: member paths}. A group named like an existing
+    subfolder joins it; what fits no subtopic stays."""
     if len(rows) <= branch_factor:
         return {}
     folder = rows[0]["path"].rpartition("/")[0]
-    own = {clustering.stem(w) for part in folder.split("/") for w in tokens(part.replace("-", " "))}
+    own = {clustering.stem(w) for part in folder.split("/") for w in tokens(part.replace("-", " "))} | set(vault_theme)
     texts = [r.get("text") or " ".join(r["keywords"]) for r in rows]
     groups, _left = clustering.plan(texts, branch_factor, _STOP, own, min_group)
     return {name: sorted(rows[i]["path"] for i in members) for name, members in groups.items()}
@@ -283,6 +298,7 @@ def render_summary(folder: str, title: str, rows: list, subfolders: list[FolderI
 
 
 STRONG = 1.6   # placement evidence: a word of the folder's name, or two of its distinctive keywords
+COMMON = 8     # a keyword more than one memory in 8 of the vault holds is weaker evidence (`Placer.commonness`)
 TYPE_FOLDERS = {"decision": "decisions", "preference": "preferences", "person": "people", "project": "projects",
                 "procedure": "procedures", "event": "events"}
 
@@ -295,8 +311,11 @@ class Placer:
     """
 
     def __init__(self, subfolders: Callable[[str], list[str]], folder_info: Callable[[str], "FolderInfo | None"],
-                 branch_factor: int, max_depth: int):
+                 branch_factor: int, max_depth: int, vault_keywords: Callable[[], list[list[str]]] = list):
         self.subfolders = subfolders
+        self.vault_keywords = vault_keywords   # every memory's keywords, read once when first needed
+        self.held: Counter | None = None        # stem → how many of the vault's memories hold it
+        self.memories = 0
         self.folder_info = folder_info
         self.branch_factor = branch_factor
         self.max_depth = max_depth
@@ -324,9 +343,29 @@ class Placer:
                                    [w for w, _ in sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))[:20]])
         return info
 
+    def _load_held(self) -> Counter:
+        if self.held is None:
+            self.held = Counter()
+            for kws in self.vault_keywords():
+                self.held.update({clustering.stem(w) for w in kws})
+                self.memories += 1
+        return self.held
+
+    def commonness(self, word: str) -> float:
+        """How much a keyword tells one topic from another across the whole vault: 1 for a word
+        at most one memory in COMMON holds, falling towards 0 as more of the vault holds it (a word
+        every memory shares says nothing of where one goes). The vault counts as at least
+        4 branch factors of memories, so a young vault discounts nothing much."""
+        held = self._load_held()[word]
+        n = max(self.memories, 4 * self.branch_factor)
+        if held * COMMON <= n:
+            return 1.0
+        return max(0.0, math.log(n / held) / math.log(COMMON))
+
     def ranked(self, folder: str, kws: list[str]) -> list[tuple[float, str]]:
         """The folder's subfolders by how well they fit the keywords, best first. A keyword that
-        many siblings share is weak evidence; one in a folder's name is strong."""
+        many siblings share is weak evidence, and so is one a large share of the whole vault's
+        memories hold (`commonness`); one in a folder's name is strong."""
         kids = [k for k in self._kids(folder) if k not in (ARCHIVE, INBOX)]
         infos = {k: self._info(k) for k in kids}
         words = {k: ({clustering.stem(w) for w in tokens(i.name.replace("-", " "))},
@@ -340,7 +379,7 @@ class Placer:
             for rank, w in enumerate(dict.fromkeys(clustering.stem(x) for x in kws)):
                 if w in name or w in kw:
                     idf = math.log(1 + total / df[w]) / math.log(1 + total) if total > 1 else 1.0
-                    score += (1.0 if rank < 3 else 0.6) * idf * (2 if w in name else 1)
+                    score += (1.0 if rank < 3 else 0.6) * idf * (2 if w in name else 1) * self.commonness(w)
             out.append((round(score, 6), k))
         return sorted(out, key=lambda sk: (-sk[0], sk[1]))
 
@@ -372,6 +411,8 @@ class Placer:
         return name
 
     def add(self, folder: str, kws: list[str]) -> None:
+        self._load_held().update({clustering.stem(w) for w in kws})
+        self.memories += 1
         for f in parents(folder):
             if f:
                 self.extra.setdefault(f, Counter()).update({w: 3 for w in kws[:6]})

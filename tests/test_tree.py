@@ -165,3 +165,72 @@ def test_a_description_holding_a_secret_is_refused(vault):
     vault.save("Staging runs PostgreSQL 17.", topic="work")
     with pytest.raises(SecretRefused):
         vault.describe("work", "Token ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2)
+
+
+def _placer(keyword_lists):
+    from ihmt_vault import tree
+    info = {"python": tree.FolderInfo("python", "Python", 10, ["python", "parser"])}
+    return tree.Placer(lambda f: ["python"] if not f else [], info.get, 16, 3, lambda: keyword_lists)
+
+
+def test_a_folder_name_word_few_of_the_vaults_memories_hold_is_strong_evidence():
+    vault = [["python", "yaml"]] * 4 + [["redis", "cache"]] * 60
+    assert _placer(vault).place(["python", "yaml", "loader"]) == "python"
+
+
+def test_a_folder_name_word_half_the_vaults_memories_hold_is_weak_evidence():
+    vault = [["python", "yaml"]] * 32 + [["redis", "cache"]] * 32
+    assert _placer(vault).place(["python", "yaml", "loader"]) == "inbox"
+
+
+def test_the_vault_theme_is_the_keywords_more_than_a_quarter_of_its_memories_hold():
+    from ihmt_vault import tree
+    vault = [["pythons", "web"]] * 10 + [["pythons"]] * 10 + [["cache"]] * 12 + [["redis"]] * 32
+    assert tree.theme(vault, 16) == {"python", "redis"}
+
+
+def test_a_crowded_folder_splits_into_subtopics_never_named_by_the_vault_theme():
+    from ihmt_vault import tree
+    texts = ["Python web framework Django.", "Python web framework Flask.", "Python web framework Pyramid.",
+             "Python unit tests with pytest.", "Python unit tests with tox.", "Python unit tests with nose."]
+    rows = [{"path": f"inbox/m{i}.md", "text": t, "keywords": []} for i, t in enumerate(texts)]
+    assert tree.plan_split(rows, set(), 4, vault_theme={"python"}) == {
+        "unit-tests": ["inbox/m3.md", "inbox/m4.md", "inbox/m5.md"],
+        "web-framework": ["inbox/m0.md", "inbox/m1.md", "inbox/m2.md"]}
+
+
+_FRAMEWORKS_AND_TESTS = ["The web framework Django renders the admin.", "Flask is a micro web framework.",
+                         "Pyramid is a web framework for large apps.", "pytest runs the unit tests.",
+                         "Hypothesis writes property unit tests.", "tox runs the unit tests in many environments.",
+                         "Sphinx builds the documentation."]
+
+
+def test_the_folders_a_split_makes_are_recorded_in_garden_json_committed_with_the_move(tmp_path):
+    from conftest import git
+    v = _vault(tmp_path, 6)
+    for t in _FRAMEWORKS_AND_TESTS:
+        v.save(t)
+    assert (v.root / ".ihmt/garden.json").read_text() == '{\n "made": {\n  "unit-tests": "inbox",\n  "web-framework": "inbox"\n }\n}\n'
+    assert ".ihmt/garden.json" in git(v.root, "show", "--name-only", "--format=", "HEAD").split()
+    v.close()
+
+
+def test_garden_merges_a_folder_it_made_left_with_two_memories_back_into_the_folder_it_came_from(tmp_path):
+    v = _vault(tmp_path, 6)
+    ms = [v.save(t) for t in _FRAMEWORKS_AND_TESTS]
+    v.archive(ms[0].id)
+    done = v.garden()
+    assert sorted((m.before, m.after) for m in done.moved) == [("web-framework", "inbox")] * 2
+    assert [v.get(m.id).folder for m in ms[1:]] == ["inbox"] * 2 + ["unit-tests"] * 3 + ["inbox"]
+    assert not (v.root / "web-framework").exists()
+    assert (v.root / ".ihmt/garden.json").read_text() == '{\n "made": {\n  "unit-tests": "inbox"\n }\n}\n'
+    v.close()
+
+
+def test_garden_never_merges_a_folder_a_person_made_however_few_memories_it_holds(tmp_path):
+    v = _vault(tmp_path, 6)
+    ms = [v.save("Sphinx builds the documentation.", topic="docs"), v.save("MkDocs builds the site.", topic="docs")]
+    assert v.garden(dry_run=True).moved == []
+    assert v.garden().moved == []
+    assert [v.get(m.id).folder for m in ms] == ["docs", "docs"]
+    v.close()
