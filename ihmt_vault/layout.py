@@ -47,6 +47,7 @@ def is_memory_path(rel: str) -> bool:
     return not (len(parts) == 1 and parts[0].lower() in ROOT_DOCS)
 
 
+GARDEN_FILE = ".ihmt/garden.json"   # the folders the gardener made, and what each was split from
 VAULT_MARK = ".ihmt/config.toml"     # config.CONFIG_PATH (not imported: layout stays below config)
 
 

@@ -45,7 +45,7 @@ from pathlib import Path
 
 from . import gitlog, notes
 from .errors import BadInput, BrokenFile, Refused
-from .layout import is_memory_path
+from .layout import GARDEN_FILE, is_memory_path
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -204,7 +204,8 @@ def _role(value, bad) -> str:
 # -- the rule -------------------------------------------------------------------------------------
 def _derived(path: str) -> bool:
     """Files the tool regenerates or appends to for everyone's writes: not anyone's content."""
-    return path.rpartition("/")[2] == "index.md" or path.startswith(".ihmt/stats/") or path == "operations.md"
+    return (path.rpartition("/")[2] == "index.md" or path.startswith(".ihmt/stats/") or path == "operations.md"
+            or path == GARDEN_FILE)
 
 
 def _protected(path: str) -> bool:

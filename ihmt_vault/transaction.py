@@ -20,6 +20,7 @@ from . import gitlog, notes, tree
 from .draft import Draft
 from .errors import BadInput, BrokenFile, VaultError
 from .notes import Memory
+from .layout import GARDEN_FILE
 from .sensitive import find_secret
 
 if TYPE_CHECKING:  # the engine creates transactions; this only names its type
@@ -281,7 +282,6 @@ class Transaction:
             self.summaries_written.append(rel)
 
 
-GARDEN_FILE = ".ihmt/garden.json"   # the folders the gardener made, and what each was split from
 
 
 def made_folders(e: "Engine") -> dict[str, str]:

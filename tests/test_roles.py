@@ -107,6 +107,16 @@ def test_a_writer_of_a_folder_saves_there_and_nowhere_else(shared):
                                  "reader; a reader cannot save home/basil.md")
 
 
+def test_a_writers_saves_that_crowd_a_folder_split_it_and_record_the_split(shared):
+    commit_roles(shared, ANA_WRITES_WORK)
+    v = as_person(shared, "ana@example.com")
+    v.save_many([{"text": f"The {svc} service deploys with {tool}.", "topic": "work"}
+                 for svc in ("billing", "search", "checkout", "mail", "auth", "media")
+                 for tool in ("helm", "terraform", "ansible")])
+    v.garden()
+    assert (shared / ".ihmt/garden.json").is_file() and not git(shared, "status", "--porcelain").strip()
+
+
 def test_a_refused_import_rolls_back_the_memories_it_had_already_written(shared):
     commit_roles(shared, ANA_WRITES_WORK)
     v = as_person(shared, "ana@example.com")
