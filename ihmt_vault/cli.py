@@ -637,7 +637,7 @@ def project_find(vault_path, as_json, query, path, scope, subpath, clue, max_tok
 @command(main)
 @click.option("--tokens", type=click.IntRange(100, 20000), help="Token budget (default: the vault's brief_tokens).")
 def brief(v, as_json, tokens):
-    """Print the vault's top level (topics, pinned and recent memories) within a token budget; the session-start hook runs it."""
+    """Print the vault's top level (pinned; per topic the newest and most recalled, the rest as a count) within a token budget; the session-start hook runs it."""
     text = v.brief(budget_tokens=tokens)
     _emit(as_json, {"brief": text}, lambda: click.echo(text, nl=False))
 

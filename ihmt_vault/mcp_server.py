@@ -153,8 +153,8 @@ class Tools(_Serialized):
         return self._call(run)
 
     def memory_brief(self, ctx: Context | None = None) -> str:
-        """The vault's top level for the start of a session: topics with counts and keywords, pinned
-        (core) memories, recent ones. Call once per session, before the first search."""
+        """The vault's top level for the start of a session: pinned (core) memories, and per topic its
+        newest and most recalled ones, the rest as [+N →] to drill into. Call once, before searching."""
         return self._call(lambda: self.v.brief(budget_tokens=min(self.v.config.brief_tokens, BRIEF_TOKENS)))
 
     def read_memory(
