@@ -34,7 +34,7 @@ def export(e: Engine, format: str, out: Path | None = None) -> ExportReport:
         raise BadInput(f"--format {format!r}: use one of {', '.join(FORMATS)}")
     if out is not None:
         target = out.resolve()
-        if target == e.root or e.root in target.parents:
+        if e.layout.holds(target):
             raise BadInput(f"{out}: is inside the vault, where it would be taken in as a memory; write it elsewhere")
         if target.is_dir():
             raise BadInput(f"{out}: is a folder; give a file name")

@@ -77,7 +77,7 @@ def ingest(e: Engine, paths: list[str | Path], kind: str | None = None, topic: s
         if not path.exists():
             raise BadInput(f"{raw}: no such file or folder; give a path that exists")
         path = path.resolve()
-        if _inside(path, e.root):
+        if e.layout.holds(path):
             raise BadInput(f"{raw}: is inside the vault; ingest brings files from outside it in")
         if path.is_dir():
             roots.append(path.name + "/")
@@ -283,14 +283,6 @@ def _title(c: Chunk, src: Source) -> str:
     if c.heading:
         return notes.shorten(c.heading, 80)
     return notes.title_from_body(c.text, f"{base} lines {c.first_line}-{c.last_line}")
-
-
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        path.relative_to(root.resolve())
-        return True
-    except ValueError:
-        return False
 
 
 def _printable(name: str) -> str:

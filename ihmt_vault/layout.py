@@ -153,6 +153,11 @@ class Layout:
             return len(parts) == 2 and parts[1].endswith(".json") and not parts[1].startswith("workspace")
         return (not any(p.startswith(".") for p in parts) and Path(rel).suffix.lower() in ATTACHMENT_EXTS)
 
+    def holds(self, path: Path) -> bool:
+        """Whether a path (resolved) is the vault's root or lies inside it."""
+        path = path.resolve()
+        return path == self.root or self.root in path.parents
+
     def rel_or_none(self, path: str) -> str | None:
         """A path given by an editor or a person (absolute or relative) as a vault path, or None when
         it is outside the vault or hidden."""

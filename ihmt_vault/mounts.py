@@ -150,7 +150,7 @@ def add(e: "Engine", mounts: Mounts, name: str, path: str, remote: str | None = 
         raise BadInput(f"a mount called {name!r} exists; 'ihmt mount remove {name}' first")
     target = Path(path).expanduser()
     target = target if target.is_absolute() else (e.root / target).resolve()
-    if target == e.root or e.root in target.parents:
+    if e.layout.holds(target):
         raise BadInput(f"{path}: is inside this vault; a mounted vault lives in a folder of its own")
     if not target.exists() and remote:
         failed = gitlog.clone(remote, target)
