@@ -271,18 +271,13 @@ def append(e: Engine, id_or_path: str, content: str, under: str | None = None, s
     m = e.get(id_or_path)
     make_draft(e, text=content)                  # the same checks as a save: control characters, secrets
     with e.transaction("edit", f"append: {m.title}", [("Memory-Id", m.id), ("Memory-Op", "edit")], source) as tx:
-        file = e.layout.abs(m.path)
-        for _attempt in range(20):
-            before = file.read_bytes()
-            text = before.decode("utf-8")
+        def appended(text: str) -> str:
             body = notes.split_front_matter(text)[1]
             head = text[: len(text) - len(body)]
-            new = notes.update_front_matter(head + nested.append(body, under, content),
-                                            {"updated": notes.now_timestamp()}, path=m.path)
-            if tx.write(m.path, new, expected=before):
-                break
-        else:
-            raise VaultError(f"{m.path}: keeps changing while ihmt updates it; try again in a moment")
+            return notes.update_front_matter(head + nested.append(body, under, content),
+                                             {"updated": notes.now_timestamp()}, path=m.path)
+
+        tx.rewrite(m.path, appended)
     return e.get(m.id)
 
 

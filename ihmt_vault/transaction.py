@@ -105,19 +105,22 @@ class Transaction:
         return dest
 
     def edit(self, m: Memory, changes: dict, remove: tuple[str, ...] = ()) -> None:
-        """Change front-matter keys of a memory file as it is *now*: a compare-and-swap, so a
-        person's edit that lands between our read and our write is re-read and kept."""
-        file = self.e.layout.abs(m.path)
+        """Change front-matter keys of a memory file as it is *now* (see `rewrite`)."""
+        self.rewrite(m.path, lambda text: notes.update_front_matter(text, changes, remove, path=m.path))
+
+    def rewrite(self, rel: str, change: Callable[[str], str]) -> None:
+        """Write `change(text)` of a memory file as it is *now*: a compare-and-swap, so a person's
+        edit that lands between our read and our write is re-read and kept."""
+        file = self.e.layout.abs(rel)
         for _attempt in range(20):
             before = file.read_bytes()
             try:
                 text = before.decode("utf-8")
             except UnicodeDecodeError:
-                raise BrokenFile(m.path, "is not UTF-8 text", "re-save it as UTF-8") from None
-            new = notes.update_front_matter(text, changes, remove, path=m.path)
-            if self.write(m.path, new, expected=before):
+                raise BrokenFile(rel, "is not UTF-8 text", "re-save it as UTF-8") from None
+            if self.write(rel, change(text), expected=before):
                 return
-        raise VaultError(f"{m.path}: keeps changing while ihmt updates it; try again in a moment")
+        raise VaultError(f"{rel}: keeps changing while ihmt updates it; try again in a moment")
 
     def mark_outdated(self, old: Memory, new_id: str) -> None:
         by = old.superseded_by + ([new_id] if new_id not in old.superseded_by else [])
