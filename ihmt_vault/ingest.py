@@ -238,12 +238,8 @@ def _key(c: Chunk) -> str:
     return f"heading:{c.heading}" if c.heading else "part"
 
 
-_B32 = "0123456789abcdefghjkmnpqrstvwxyz"
-
-
 def _chunk_id(source: str, key: str) -> str:
-    raw = int.from_bytes(hashlib.sha256(f"{source}\0{key}".encode()).digest()[:9], "big")
-    return "".join(_B32[(raw >> (5 * i)) & 31] for i in range(14))
+    return notes.derived_id(f"{source}\0{key}")
 
 
 def _digest(body: str) -> str:

@@ -63,6 +63,13 @@ def new_id(now_ms: int | None = None) -> str:
     return stamp + "".join(secrets.choice(_B32) for _ in range(4))
 
 
+def derived_id(key: str) -> str:
+    """An id that is the same wherever and whenever `key` is (ingested chunks: their source and
+    place), in the same alphabet as `new_id`: 14 characters of the key's SHA-256."""
+    raw = int.from_bytes(hashlib.sha256(key.encode()).digest()[:9], "big")
+    return "".join(_B32[(raw >> (5 * i)) & 31] for i in range(14))
+
+
 # --- names ---------------------------------------------------------------------------------------
 # Names a memory file never takes: the generated summary (`index.md`), and what mkdocs makes a
 # section's page (`README.md`); a memory titled "Index" is saved as `index-note.md`.
