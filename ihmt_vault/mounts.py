@@ -96,6 +96,8 @@ class Mounts:
 def locate(owner: "Vault", ref: str) -> tuple["Vault", str]:
     """The vault holding the memory `ref` names (by `mount:path`, or an id/path found in the
     private vault first, then in each mount), and the ref inside it."""
+    if not owner.mounts.declared:   # the usual case: no lookup before the read itself
+        return owner, ref
     name, rest = owner.mounts.split_ref(ref)
     if name:
         return owner.mounts.get(name), rest
