@@ -45,11 +45,15 @@ def digests(e: Engine, per_topic: int) -> list[TopicDigest]:
         tops.setdefault(top, Counter())[rest.partition("/")[0]] += n
     counts = e.recalls.all()
     recalled: dict[str, list[tuple[Row, int]]] = {}
+    filled = 0
     for i in sorted(counts, key=lambda i: (-counts[i].count, i)):   # by id: no vault scan
+        if filled >= len(tops):   # every topic has its most recalled: the rest need no lookup
+            break
         for r in e.catalog.by_id(i):
             top = r.folder.partition("/")[0]
-            if r.status == "active" and top != tree.ARCHIVE and len(recalled.setdefault(top, [])) < per_topic:
+            if r.status == "active" and top in tops and len(recalled.setdefault(top, [])) < per_topic:
                 recalled[top].append((r, counts[i].count))
+                filled += len(recalled[top]) == per_topic
     out = []
     for top, subs in tops.items():
         newest = e.catalog.newest_under(top, per_topic * 2) if top else e.catalog.newest_in("", per_topic * 2)
