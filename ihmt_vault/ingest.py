@@ -87,11 +87,12 @@ def ingest(e: Engine, paths: list[str | Path], kind: str | None = None, topic: s
     e.refresh()
     with e.transaction("ingest", "ingest", [("Memory-Op", "ingest")], agent or "ingest") as tx:
         seen_sources: set[str] = set()
+        chunkers = plugins.chunkers_by_name()   # once a run: each lookup builds every chunker anew
         for n, (file, name) in enumerate(found):
             seen_sources.add(name)
             source = _read(file, name, kind, report)
             if source is not None:
-                _ingest_one(e, tx, source, folder_topic, limit, report)
+                _ingest_one(e, tx, chunkers, source, folder_topic, limit, report)
             if progress:
                 progress(n + 1, len(found))
         for prefix in roots:   # files that were ingested before and are gone now
@@ -108,8 +109,9 @@ def ingest(e: Engine, paths: list[str | Path], kind: str | None = None, topic: s
     return report
 
 
-def _ingest_one(e: Engine, tx, src: Source, folder_topic: str | None, limit: int, report: IngestReport) -> None:
-    chunker = plugins.pick("chunker", plugins.chunkers_by_name(), src.language if src.kind == "code" else src.kind)
+def _ingest_one(e: Engine, tx, chunkers: dict, src: Source, folder_topic: str | None, limit: int,
+                report: IngestReport) -> None:
+    chunker = plugins.pick("chunker", chunkers, src.language if src.kind == "code" else src.kind)
     chunks = [c for c in chunker.chunk(src.text, limit) if c.text.strip()]
     if src.kind == "code":
         chunks = [m for c in chunks for m in _members(chunker, c, limit)]

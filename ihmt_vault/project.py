@@ -106,6 +106,7 @@ class Project:
         old = self.entries or self._load()
         now: dict[str, Entry] = {}
         self.changed = 0
+        chunkers: dict | None = None   # looked up once, and only when a file must be cut again
         for file in sources.walk(self.root):
             rel = file.relative_to(self.root).as_posix()
             try:
@@ -123,7 +124,8 @@ class Project:
             if prev and prev.sha == sha:     # touched, not changed: keep its symbols
                 now[rel] = Entry(rel, st.st_size, st.st_mtime_ns, sha, prev.tokens, prev.language, prev.symbols)
                 continue
-            now[rel] = self._entry(rel, text, st, sha)
+            chunkers = plugins.chunkers_by_name() if chunkers is None else chunkers
+            now[rel] = self._entry(rel, text, st, sha, chunkers)
             self.changed += 1
         dirty = self.changed or set(now) != set(old) or any(now[p] is not old.get(p) for p in now)
         self.entries = now
@@ -131,11 +133,11 @@ class Project:
             self._save()
         return self
 
-    def _entry(self, rel: str, text: str, st: os.stat_result, sha: str) -> Entry:
+    def _entry(self, rel: str, text: str, st: os.stat_result, sha: str, chunkers: dict) -> Entry:
         language = language_of(rel, text)
         symbols = []
         if language:
-            chunker = plugins.chunkers_by_name().get(language)
+            chunker = chunkers.get(language)
             if chunker is not None:
                 for c in chunker.chunk(text, 1):      # limit 1: every class splits into its members
                     if c.symbol and c.symbol not in ("imports", "module") and c.text.strip():
