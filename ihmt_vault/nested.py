@@ -41,16 +41,17 @@ def _indent_width(s: str) -> int:
 def parse(body: str) -> tuple[list[str], list[Node]]:
     """(the level-1 lines, the top-level nodes). Only a list after the level-1 text is a tree."""
     lines = body.split("\n")
+    fenced = _in_fence(lines)
     head: list[str] = []
     roots: list[Node] = []
     stack: list[tuple[int, Node]] = []      # (indent, node)
     i = 0
-    while i < len(lines) and not _ITEM.match(lines[i]):
+    while i < len(lines) and (fenced[i] or not _ITEM.match(lines[i])):
         head.append(lines[i])
         i += 1
     last: Node | None = None
     for n in range(i, len(lines)):
-        m = _ITEM.match(lines[n])
+        m = None if fenced[n] else _ITEM.match(lines[n])
         if not m:
             if last is not None:
                 last.end = n + 1            # a continuation or blank line belongs to the item above
@@ -65,6 +66,21 @@ def parse(body: str) -> tuple[list[str], list[Node]]:
         last = node
     _close(roots, "")
     return head, roots
+
+
+def _in_fence(lines: list[str]) -> list[bool]:
+    """Which lines sit inside a code fence: a `- ` there is code (YAML, say), not an entry."""
+    out, fence = [], ""
+    for line in lines:
+        mark = re.match(r"^[ \t]*(`{3,}|~{3,})", line)
+        if fence:
+            out.append(True)
+            if mark and mark.group(1)[0] == fence[0] and len(mark.group(1)) >= len(fence):
+                fence = ""
+        else:
+            out.append(bool(mark))
+            fence = mark.group(1) if mark else ""
+    return out
 
 
 def _close(nodes: list[Node], prefix: str) -> int:

@@ -79,3 +79,9 @@ def test_a_search_hit_on_a_nested_entry_comes_with_its_ancestors_not_the_whole_m
 def test_code_indented_with_tabs_is_not_taken_for_levels(vault):
     go = "func main() {\n\tfmt.Println(\"hi\")\n}\n"
     assert vault.save(f"```go\n{go}```", title="Hello in Go", topic="code").body == f"```go\n{go}```\n"
+
+
+def test_a_list_inside_a_code_fence_is_code_not_entries(vault):
+    m = vault.save("Compose file for staging\n\n```yaml\nservices:\n  - web\n  - db\n```\n", title="Staging compose",
+                   topic="work")
+    assert vault.read(m.id, 2)[1] == "Compose file for staging\n\n```yaml\nservices:\n  - web\n  - db\n```\n"
