@@ -159,3 +159,10 @@ def _word(tok: str, lang: str) -> Word | None:
 def analyze(text: str, lang: str | None = None) -> list[str]:
     """The index terms of a text, in order (duplicates kept: they are term frequencies)."""
     return [t for w in words(text, lang) for t in w.terms]
+
+
+@functools.lru_cache(maxsize=20_000)
+def term_set(text: str, lang: str | None = None) -> frozenset[str]:
+    """The distinct index terms of a text, remembered: a query compares the same stored memories'
+    terms several times (coverage, same subject, snippets), and so do the queries after it."""
+    return frozenset(analyze(text, lang))

@@ -12,12 +12,12 @@ Four sources, each a bounded Whoosh query, so the work per query does not grow w
 from __future__ import annotations
 
 import math
-import weakref
 from dataclasses import dataclass, field
 
 from whoosh.query import And, ConstantScoreQuery, Or, Term
 
-from .matching import QF_WEIGHT, SUMMARY_FIELDS, fields_of_query, date_query, run_scoped, summary_query, text_query
+from .matching import QF_WEIGHT, SUMMARY_FIELDS, fields_of_query, date_query, ranked, run_scoped, summary_query, text_query
+from .postings import stored
 from .query import ParsedQuery
 
 FLAT_LIMIT = 80          # memories taken from the flat ranking (never pruned by the descent)
@@ -121,19 +121,6 @@ def gather(s, pq: ParsedQuery, cq: ParsedQuery | None, level, under: str, scopes
 
 
 SUMMARY_LIMIT = 2000      # folder summaries scored in the descent's one query
-_FOLDERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # searcher → {docnum: folder}
-
-
-def summary_folder(s, docnum: int) -> str:
-    """A summary's folder, remembered per searcher: reading it from the stored fields unpickles the
-    whole summary text, for hundreds of summaries a query."""
-    cache = _FOLDERS.setdefault(s, {})
-    f = cache.get(docnum)
-    if f is None:
-        f = cache[docnum] = s.stored_fields(docnum)["folder"]
-    return f
-
-
 def descend(s, q, memory_q, scopes, start: str, cand: dict[int, Candidate],
             beam: int = BEAM) -> tuple[dict[str, float], int]:
     """Walk the tree from `start`: rank the child folders by their summaries, keep a beam, go
@@ -157,11 +144,11 @@ def descend(s, q, memory_q, scopes, start: str, cand: dict[int, Candidate],
         else:
             mask = None
             restrict.append(ConstantScoreQuery(Or([Term("scope", k) for k in kinds]), 0.0))
-        hits = s.search(And([q] + restrict) if restrict else q, limit=SUMMARY_LIMIT, mask=mask)
+        hits = ranked(s, And([q] + restrict) if restrict else q, SUMMARY_LIMIT, mask)
         reads += hits.scored_length()
         children: dict[str, list[tuple[float, str]]] = {}
         for docnum, score in hits.items():
-            f = summary_folder(s, docnum)
+            f = stored(s, docnum)["folder"]   # kept per segment: reading it unpickles the summary
             if f == start or not f.startswith(start):
                 continue
             children.setdefault(f.rsplit("/", 1)[0] if "/" in f else "", []).append((float(score), f))

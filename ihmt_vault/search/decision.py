@@ -65,7 +65,7 @@ LONG_QUERY = 8     # query words past which a memory is not expected to hold the
 def memory_coverage(s, pq: ParsedQuery, data, n_docs: int) -> float:
     """The share of a memory's own weight (idf of its words) that the query holds: for a long
     query (a dialogue, a paragraph), whether the memory is *in* it, since no memory holds all of it."""
-    own = set(analysis.analyze(" ".join([data.get("title") or "", data.get("body") or ""]), data.get("lang")))
+    own = analysis.term_set(" ".join([data.get("title") or "", data.get("body") or ""]), data.get("lang"))
     if not own:
         return 0.0
     asked = set(analysis.analyze(pq.text))   # all of the query, not only the words picked to search
@@ -136,7 +136,7 @@ def decide(s, pq: ParsedQuery, top: list[Scored], not_found_coverage: float = 0.
 
 def distinguish(cands: list[Hit], pq: ParsedQuery) -> None:
     """Give each ambiguous candidate the sentence that best tells it apart from the others."""
-    own = [set(analysis.analyze(f"{h.title} {h.body}")) for h in cands]
+    own = [analysis.term_set(f"{h.title} {h.body}") for h in cands]
     asked = set(pq.terms)
     for i, h in enumerate(cands):
         others = set().union(*(own[:i] + own[i + 1:])) if len(own) > 1 else set()
@@ -144,7 +144,7 @@ def distinguish(cands: list[Hit], pq: ParsedQuery) -> None:
         sents = [x for x in SENTENCE.split(h.body or "") if x.strip()][:200]
         best, best_n = h.snippet, 0
         for snt in sents:
-            n = len(unique & set(analysis.analyze(snt)))
+            n = len(unique & analysis.term_set(snt))
             if n > best_n:
                 best, best_n = " ".join(snt.split()), n
         h.snippet = best if len(best) <= 200 else best[:199] + "…"

@@ -6,7 +6,7 @@ import math
 from whoosh import scoring
 from whoosh.query import And, ConstantScoreQuery, DisjunctionMax, Or, Term
 
-from . import analysis
+from . import analysis, postings
 from .query import ParsedQuery
 
 TITLE_BOOST = 2.0        # a term in the title (or tags) counts this much more than in the body
@@ -26,8 +26,16 @@ class _BM25F(scoring.BM25F):
         return math.log(1.0 + (big_n - n + 0.5) / (n + 0.5))
 
 
+FIELD_B = {"title": 0.5, "stitle": 0.5}
+
+
 def weighting():
-    return _BM25F(B=BM25_B, K1=BM25_K1, title_B=0.5, stitle_B=0.5)
+    return _BM25F(B=BM25_B, K1=BM25_K1, **{f"{f}_B": b for f, b in FIELD_B.items()})
+
+
+def ranked(s, q, limit: int, mask=None):
+    """`s.search(q, limit=limit, mask=mask)` as `weighting()` scores it, evaluated in memory."""
+    return postings.search(s, q, limit, mask, k1=BM25_K1, b=FIELD_B, default_b=BM25_B)
 
 
 def run_scoped(s, q, restrict: list, scopes: tuple, limit: int):
@@ -45,9 +53,9 @@ def run_scoped(s, q, restrict: list, scopes: tuple, limit: int):
         mask = (Or([Term("scope", x) for x in excluded]) if len(excluded) > 1 else Term("scope", excluded[0])) \
             if excluded else None
         full = And([q] + restrict) if restrict else q
-        return s.search(full, limit=limit, mask=mask)
+        return ranked(s, full, limit, mask)
     allowed = Or([Term("scope", x) for x in scopes]) if len(scopes) > 1 else Term("scope", scopes[0])
-    return s.search(And([q] + restrict + [ConstantScoreQuery(allowed, 0.0)]), limit=limit)
+    return ranked(s, And([q] + restrict + [ConstantScoreQuery(allowed, 0.0)]), limit)
 
 
 MEMORY_FIELDS = frozenset({"title", "body"})
@@ -101,7 +109,7 @@ def date_query(pq: ParsedQuery):
 def _doc_terms(data) -> set[str]:
     lang = data.get("lang", None)
     text = " ".join([data.get("title") or "", " ".join(data.get("tags") or []), data.get("body") or ""])
-    return set(analysis.analyze(text, lang))
+    return analysis.term_set(text, lang)
 
 
 def matched_groups(pq: ParsedQuery, data) -> set[str]:

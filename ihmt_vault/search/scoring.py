@@ -15,6 +15,7 @@ from whoosh.query import Term
 from . import analysis
 from .candidates import Candidate, Gathered
 from .documents import ancestors, is_archived
+from .postings import stored
 from .query import ParsedQuery
 from .result import Hit
 
@@ -39,7 +40,7 @@ def score(s, g: Gathered, cq: ParsedQuery | None, as_of: str | None) -> list[Sco
     """Every candidate scored, best first (ties by document number: stable)."""
     items = []
     for docnum, c in g.candidates.items():
-        data = s.stored_fields(docnum)["data"]
+        data = stored(s, docnum)["data"]
         if as_of:
             data = as_of_view(s, data, as_of)
             if data is None:
@@ -76,8 +77,8 @@ def newer_first(items: list[Scored], pq: ParsedQuery, window: int = NEWER_WINDOW
     out = list(items)
     top = out[:window]
     asked = set(pq.terms)
-    terms = {id(x): set(analysis.analyze(f"{x.data.get('title') or ''} {x.data.get('body') or ''}",
-                                         x.data.get("lang"))) for x in top}
+    terms = {id(x): analysis.term_set(f"{x.data.get('title') or ''} {x.data.get('body') or ''}",
+                                            x.data.get("lang")) for x in top}
     for i, old in enumerate(top):
         if old.data.get("status") == "outdated" or not _when(old.data):
             continue
@@ -132,7 +133,7 @@ def missing_corrections(s, items: list[Scored], scopes, as_of) -> list[Scored]:
             n = s.document_number(id=cid) if cid not in present else None
             if n is None:
                 continue
-            corr = s.stored_fields(n)["data"]
+            corr = stored(s, n)["data"]
             archived = is_archived(corr)
             corr = as_of_view(s, corr, as_of) if as_of else corr
             if corr is None or ("arc" if archived else "mem") not in scopes:
@@ -148,7 +149,7 @@ def as_of_view(s, data: dict, day: str) -> dict | None:
         return None
     if data.get("status") == "outdated":
         corrections = [s.document_number(id=cid) for cid in data.get("superseded_by") or []]
-        earlier = [n for n in corrections if n is not None and (s.stored_fields(n)["data"].get("since") or "") <= day]
+        earlier = [n for n in corrections if n is not None and (stored(s, n)["data"].get("since") or "") <= day]
         if not earlier:
             return {**data, "status": "active", "superseded_by": []}
     return data
@@ -159,7 +160,7 @@ def outdated_notice(s, data) -> str:
     for cid in data.get("superseded_by") or []:
         docnum = s.document_number(id=cid)
         if docnum is not None:
-            corr = s.stored_fields(docnum)["data"]
+            corr = stored(s, docnum)["data"]
             break
     if corr is None and data.get("id"):
         found = s.search(Term("sup", data["id"]), limit=1)
@@ -198,7 +199,7 @@ def snippet(body: str, pq: ParsedQuery, limit: int = 200) -> str:
     want = set(pq.terms)
     best, best_n = sents[0], -1
     for snt in sents:
-        n = len(want & set(analysis.analyze(snt)))
+        n = len(want & analysis.term_set(snt))
         if n > best_n:
             best, best_n = snt, n
     best = " ".join(best.split())
