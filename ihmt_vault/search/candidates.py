@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from whoosh.query import And, ConstantScoreQuery, Or, Term
 
 from .matching import QF_WEIGHT, SUMMARY_FIELDS, fields_of_query, date_query, ranked, run_scoped, summary_query, text_query
-from .postings import stored
+from .postings import memory_df, stored
 from .query import ParsedQuery
 
 FLAT_LIMIT = 80          # memories taken from the flat ranking (never pruned by the descent)
@@ -55,7 +55,7 @@ def bounded(s, pq: ParsedQuery) -> ParsedQuery:
     n = max(1, s.doc_count())
     weight = {}
     for g in pq.groups:
-        df = max(max(s.doc_frequency("body", t), s.doc_frequency("title", t)) for t in g.terms)
+        df = max(memory_df(s, t) for t in g.terms)
         idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
         named = g.ident or (g.word[:1].isupper() and not g.word.isupper()) or any(c.isdigit() for c in g.word)
         weight[g.word] = (df > 0, idf * QF_WEIGHT(g.count) * (NAMED_WEIGHT if named else 1.0))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from . import analysis
 from .matching import DATE_GROUP, matched_groups, title_has_all
+from .postings import memory_df
 from .query import ParsedQuery
 from .result import AMBIGUOUS, FOUND, NOT_FOUND, Hit
 from .scoring import SENTENCE, Scored
@@ -40,7 +41,7 @@ class Decision:
 def weights(s, pq: ParsedQuery, n_docs: int) -> dict[str, Weight]:
     out = {}
     for g in pq.groups:
-        df = max((max(s.doc_frequency("body", t), s.doc_frequency("title", t)) for t in g.terms), default=0)
+        df = max((memory_df(s, t) for t in g.terms), default=0)
         out[g.word] = Weight(math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)), df)
     if pq.spans:
         out[DATE_GROUP] = Weight(max([w.idf for w in out.values()] + [1.0]), 0)
@@ -71,7 +72,7 @@ def memory_coverage(s, pq: ParsedQuery, data, n_docs: int) -> float:
     asked = set(analysis.analyze(pq.text))   # all of the query, not only the words picked to search
 
     def idf(t):
-        df = max(s.doc_frequency("body", t), s.doc_frequency("title", t))
+        df = memory_df(s, t)
         return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
     weights = {t: idf(t) for t in own}
     return sum(w for t, w in weights.items() if t in asked) / (sum(weights.values()) or 1.0)

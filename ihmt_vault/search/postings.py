@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import threading
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -29,6 +30,9 @@ MAX_POSTINGS = 2_000_000
 _postings: "OrderedDict[tuple, dict[int, int | float]]" = OrderedDict()   # (segment, dels, field, term) → {doc: tf}
 _lengths: "OrderedDict[tuple, dict[int, int]]" = OrderedDict()            # (segment, field) → {doc: length}
 _stored: "OrderedDict[tuple, dict]" = OrderedDict()                      # (segment, doc) → stored fields
+_terms: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()       # searcher → {(field, term, k1, b): scores}
+TERMS_PER_SEARCHER = 512
+_df: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()          # searcher → {term: memories holding it}
 _held = [0]
 MAX_STORED = 50_000
 _lock = threading.Lock()   # the caches are shared by every vault a process has open
@@ -62,12 +66,22 @@ def search(s, q, limit: int, mask=None, k1: float = 1.2, b: dict[str, float] | N
         with _lock:
             scores = ev.scores(q)
             if mask is not None:
-                for d in ev.scores(mask):
-                    scores.pop(d, None)
+                masked = ev.scores(mask)
+                scores = {d: sc for d, sc in scores.items() if d not in masked}
     except Unsupported:
         return s.search(q, limit=limit, mask=mask)
     top = heapq.nsmallest(limit, scores.items(), key=lambda kv: (-kv[1], kv[0]))
     return Hits(Hit(d, sc) for d, sc in top)
+
+
+def memory_df(s, term: str) -> int:
+    """How many memories hold a term (in the title or the body), remembered per searcher: a long
+    query and the coverage of its candidates ask it of the same terms many times."""
+    cache = _df.setdefault(s, {})
+    n = cache.get(term)
+    if n is None:
+        n = cache[term] = max(s.doc_frequency("body", term), s.doc_frequency("title", term))
+    return n
 
 
 def stored(s, docnum: int) -> dict:
@@ -127,6 +141,18 @@ class _Evaluator:
         return out
 
     def term(self, field: str, text: str) -> dict[int, float]:
+        """A term's scores, shared by the searcher's queries (the flat ranking and the descent ask
+        the same terms; idf and average lengths hold as long as the searcher): never changed."""
+        cache = _terms.setdefault(self.s, OrderedDict())
+        key = (field, text, self.k1, self.b.get(field, self.default_b))
+        out = cache.get(key)
+        if out is None:
+            out = cache[key] = self._term(field, text)
+            if len(cache) > TERMS_PER_SEARCHER:
+                cache.popitem(last=False)
+        return out
+
+    def _term(self, field: str, text: str) -> dict[int, float]:
         if field not in self.schema:
             return {}
         scorable = self.schema[field].scorable
