@@ -49,4 +49,5 @@ def facts(e: Engine, subject: str | None = None, at: str | None = None) -> list[
 
 
 def conflicts(e: Engine) -> list[timeline.Timeline]:
-    return [t for t in facts(e) if len(t.entries) > 1]
+    # a value that changed in its own timeline, or one a change of a many-valued attribute ended
+    return [t for t in facts(e) if len(t.entries) > 1 or t.current is None]

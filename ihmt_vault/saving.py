@@ -51,7 +51,8 @@ def save(e: Engine, text: str, title=None, topic=None, date=None, tags: Iterable
         contradicted, fact_notices = contradicted_by(e, d)
         old += [c for c in contradicted if c.id not in {o.id for o in old}]
         notices += fact_notices
-        notices += maybe_superseded(e, d, {o.id for o in old})
+        told = {n.split()[3] for n in notices if n.startswith("May be superseded: ")}
+        notices += [n for n in maybe_superseded(e, d, {o.id for o in old}) if n.split()[3] not in told]
         d.supersedes = [o.id for o in old]
         [memory] = tx.create([d])
         tx.trailers += [("Memory-Id", memory.id), ("Memory-Op", "replace" if old else "save")]
@@ -385,25 +386,51 @@ def maybe_superseded(e: Engine, d: Draft, outdating: set[str]) -> list[str]:
 
 
 def contradicted_by(e: Engine, d: Draft) -> tuple[list[Memory], list[str]]:
-    """Memories a new memory's facts contradict, and what to tell the caller."""
+    """Memories a new memory's facts contradict, and what to tell the caller.
+
+    A single-valued attribute (where someone lives) has one value at a time: another value
+    contradicts it. A many-valued one ("uses") is contradicted by another version of the same
+    thing, by a change that names what it replaces ("bun instead of pnpm", "switched from pnpm
+    to bun"), or by a change ("now uses bun") when the subject had one other value; with several,
+    which one changed is not sure: they are told as "may be superseded"."""
     probe = Memory(id="", title=d.title, path="", body=d.text, source=d.source, meta=d.extra)
     day = d.date or clock.today().isoformat()
     contradicted, said = [], []
+
+    def outdate(line, fact):
+        said.append(timeline.contradiction_notice(line, fact, day))
+        current = line.entries[-1]
+        for mid in [current.memory_id, *current.confirmations]:  # every memory that still says it
+            m = e.get(mid)
+            if m.status == "active" and m.id not in {c.id for c in contradicted}:
+                contradicted.append(m)
+
+    live = "AND m.status != 'archived'"
     for fact in facts_of(probe):
-        records = [(f, day_, i, t) for f, day_, i, t, _st in e.catalog.facts(
-            "WHERE f.slot_subject = ? AND f.slot_attribute = ? AND f.slot_thing = ? AND m.status != 'archived'",
-            timeline.slot(fact))]
-        lines = timeline.build(records)
-        if not lines or not lines[0].entries:
+        lines = timeline.build([(f, day_, i, t) for f, day_, i, t, _st in e.catalog.facts(
+            f"WHERE f.slot_subject = ? AND f.slot_attribute = ? AND f.slot_thing = ? {live}", timeline.slot(fact))])
+        if lines and lines[0].entries:
+            line, current = lines[0], lines[0].entries[-1]
+            if timeline.norm(current.value) == timeline.norm(fact.value):
+                said.append(f"Confirms what was said on {current.valid_from}: {line.subject} {line.attribute} = "
+                            f"'{current.value}'.")
+            elif day >= current.valid_from:
+                outdate(line, fact)
+        if not fact.change:
             continue
-        line, current = lines[0], lines[0].entries[-1]
-        if timeline.norm(current.value) == timeline.norm(fact.value):
-            said.append(f"Confirms what was said on {current.valid_from}: {line.subject} {line.attribute} = "
-                        f"'{current.value}'.")
-        elif day >= current.valid_from:
-            said.append(timeline.contradiction_notice(line, fact, day))
-            for mid in [current.memory_id, *current.confirmations]:  # every memory that still says it
-                m = e.get(mid)
-                if m.status == "active" and m.id not in {c.id for c in contradicted}:
-                    contradicted.append(m)
+        subject, attribute, own = timeline.slot(fact)
+        named = timeline.thing(fact.replaces) if fact.replaces else None
+        others = [t for t in timeline.build([(f, day_, i, t) for f, day_, i, t, st in e.catalog.facts(
+                  f"WHERE f.slot_subject = ? AND f.slot_attribute = ? AND f.slot_thing != ? {live}",
+                  (subject, attribute, own)) if st != "outdated"])
+                  if t.current is not None and t.entries[-1].valid_from <= day
+                  and (named is None or timeline.thing(t.current) == named)]
+        if len(others) == 1 or named:
+            for line in others:
+                outdate(line, fact)
+        else:
+            for line in others[:3]:
+                m = e.get(line.entries[-1].memory_id)
+                said.append(f"May be superseded: {m.id} {m.title} ({line.entries[-1].valid_from}); if this "
+                            f"corrects it, call mark_outdated({m.id}, <new id>).")
     return contradicted, said

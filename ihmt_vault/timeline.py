@@ -24,7 +24,7 @@ AGENTS = {"claude-code", "claude", "codex", "opencode", "cursor", "gemini-cli", 
 # old one only when it names the same thing in another version ("PostgreSQL 17" → "PostgreSQL 18").
 SINGLE = {"location", "employer", "stack"}
 
-_STOP = r"but|because|since|so|with|after|before|until|now|for|in|pero|porque|desde|con|ahora|para|en"
+_STOP = r"but|because|since|so|with|after|before|until|now|for|in|instead|rather|pero|porque|desde|con|ahora|para|en|en\s+vez"
 _VALUE = rf"(?P<value>(?:[^.,;:!?\n()]|\.(?=\d)){{2,60}}?)(?=\s+(?:and|y|{_STOP})\b|[.,;:!?\n()](?!(?<=\.)\d)|$)"
 _LIST = rf"(?P<value>[^.;:!?\n()]{{2,80}}?)(?=\s+(?:{_STOP})\b|[.;:!?\n()]|$)"   # "Django and Vue" is one stack
 _SUBJECT = r"(?P<subject>\b[A-Z][\w.+#-]*(?:\s+[\w.+#-]+){0,2}?)"
@@ -38,7 +38,9 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
     ("employer", re.compile(r"(?i)\btrabajo\s+(?:en|para)\s+" + _VALUE)),
     ("stack", re.compile(r"(?i)\bmy\s+(?:tech\s+|current\s+)?stack\s+is\s+" + _LIST)),
     ("stack", re.compile(r"(?i)\bmi\s+stack\s+es\s+" + _LIST)),
-    ("uses", re.compile(_SUBJECT + r"\s+(?:now\s+|still\s+)?(?:uses|runs(?:\s+on)?|usa)\s+" + _VALUE)),
+    ("uses", re.compile(_SUBJECT + r"\s+(?P<now>now\s+|still\s+)?(?:uses|runs(?:\s+on)?|usa)\s+" + _VALUE)),
+    ("uses", re.compile(_SUBJECT + r"\s+(?:has\s+|have\s+)?(?P<now>(?:now\s+)?(?:switched|migrated|changed))\s+"
+                        r"(?:from\s+(?P<old>[^.,;:!?\n()]{2,40}?)\s+)?to\s+" + _VALUE)),
     ("location", re.compile(_SUBJECT + r"\s+(?:has\s+)?moved\s+to\s+" + _VALUE)),
     ("location", re.compile(_SUBJECT + r"\s+(?:is|are)\s+(?:now\s+|still\s+)?(?:hosted|deployed|located)\s+(?:on|at|in|with)\s+"
                             + _VALUE)),
@@ -54,6 +56,9 @@ _FRAGMENT = re.compile(r"^(?:same|it|this|that|these|those|them|both|one|ones|so
                        r"minutes?|min|times?|days?|weeks?|kg|%)?$|^\d[\d.,–-]*\s*(?:km|miles?|hours?|minutes?|times?)\b",
                        re.I)
 _PRONOUN = {"she", "he", "it", "they", "this", "that", "there", "ella", "él", "ellos", "esto", "eso"}
+# "instead of pnpm", "rather than npm", "en vez de npm": the value a change replaces, named
+_INSTEAD = re.compile(r"\s*,?\s*(?:instead\s+of|rather\s+than|en\s+vez\s+de)\s+(?P<old>[^.,;:!?\n()]{2,40}?)(?=\s+(?:and|y|"
+                      + _STOP + r")\b|[.,;:!?\n()]|$)", re.I)
 _LEAD = re.compile(r"^(?:then|now|so|and|but|also|today|yesterday|ahora|luego|entonces|hoy|ayer|y)\s+", re.I)
 
 
@@ -62,6 +67,10 @@ class Fact:
     subject: str
     attribute: str
     value: str
+    # a many-valued attribute's change, as the text says it ("now uses", "switched to"), and the
+    # value it names as replaced ("instead of pnpm"); known when the text is read, never stored
+    change: bool = False
+    replaces: str = ""
 
     def key(self) -> tuple[str, str]:
         return (norm(self.subject), self.attribute)
@@ -102,7 +111,14 @@ def extract(text: str, who: str) -> list[Fact]:
                 continue
             if not subject or norm(subject) in _FIRST_PERSON:
                 subject = who
-            fact = Fact(subject, attribute, value)
+            groups = m.groupdict()
+            old = groups.get("old") or ""
+            instead = _INSTEAD.match(body, m.end("value"))
+            if instead:
+                old = instead.group("old")
+            old = _ARTICLES.sub("", old.strip()).strip(" '\",")
+            change = attribute not in SINGLE and (bool(old) or fold(groups.get("now") or "").strip() not in ("", "still"))
+            fact = Fact(subject, attribute, value, change, old)
             found.setdefault((norm(subject), attribute, norm(value)), fact)
     return list(found.values())
 
@@ -123,8 +139,11 @@ def from_meta(meta: dict, who: str) -> list[Fact] | None:
 
 def slot(fact: Fact) -> tuple[str, str, str]:
     """The timeline a fact belongs to: (subject, attribute) plus, for many-valued ones, the thing named."""
-    thing = "" if fact.attribute in SINGLE else (norm(fact.value).split() or [""])[0]
-    return (norm(fact.subject), fact.attribute, thing)
+    return (norm(fact.subject), fact.attribute, "" if fact.attribute in SINGLE else thing(fact.value))
+
+
+def thing(value: str) -> str:
+    return (norm(value).split() or [""])[0]
 
 
 @dataclass

@@ -32,3 +32,39 @@ def test_conflicts_says_how_many_facts_there_are_when_none_changed(vault):
     vault.save("Staging runs PostgreSQL 17.", topic="work")
     r = CliRunner().invoke(main, ["conflicts", "--vault", str(vault.root)])
     assert r.output == "no fact changed value (1 facts recorded: 'ihmt facts')\n"
+
+
+def changes(text: str) -> list[tuple[str, str, bool, str]]:
+    return [(f.subject, f.value, f.change, f.replaces) for f in extract(text, "user")]
+
+
+def test_a_change_of_a_many_valued_attribute_is_read_with_what_it_replaces():
+    assert changes("The frontend now uses bun.") == [("frontend", "bun", True, "")]
+    assert changes("The frontend uses bun instead of pnpm.") == [("frontend", "bun", True, "pnpm")]
+    assert changes("The frontend switched from pnpm to bun.") == [("frontend", "bun", True, "pnpm")]
+    assert changes("Staging still runs PostgreSQL 17.") == [("Staging", "PostgreSQL 17", False, "")]
+
+
+def test_now_uses_outdates_the_subjects_one_other_value(vault):
+    old = vault.save("The frontend uses pnpm, never npm.", topic="work", date="2026-01-10")
+    new = vault.save("The frontend now uses bun for installs.", topic="work", date="2026-03-01")
+    assert vault.get(old.id).status == "outdated"
+    assert new.notices[0] == "On 2026-01-10 you said frontend uses = 'pnpm'; on 2026-03-01 you updated it to 'bun'."
+    assert [(t.subject, t.current) for t in vault.facts(subject="frontend")] == [("frontend", "bun"), ("frontend", None)]
+    assert [t.entries[0].value for t in vault.conflicts()] == ["pnpm"]
+
+
+def test_now_uses_with_several_other_values_only_tells_which_may_be_superseded(vault):
+    fastapi = vault.save("The backend uses FastAPI.", topic="work", date="2026-01-10")
+    redis = vault.save("The backend uses Redis for queues.", topic="work", date="2026-01-11")
+    new = vault.save("The backend now uses Litestar.", topic="work", date="2026-04-01")
+    told = [n.split()[3] for n in new.notices if n.startswith("May be superseded: ")]
+    assert (sorted(told), vault.get(fastapi.id).status, vault.get(redis.id).status) == \
+        (sorted([fastapi.id, redis.id]), "active", "active")
+
+
+def test_a_change_naming_what_it_replaces_outdates_only_that_value(vault):
+    fastapi = vault.save("The backend uses FastAPI.", topic="work", date="2026-01-10")
+    redis = vault.save("The backend uses Redis for queues.", topic="work", date="2026-01-11")
+    vault.save("The backend uses Valkey instead of Redis.", topic="work", date="2026-05-01")
+    assert (vault.get(fastapi.id).status, vault.get(redis.id).status) == ("active", "outdated")
