@@ -2,6 +2,7 @@
 
     python bench/search_latency.py /path/to/vault [--rounds 3]     # an existing vault
     python bench/search_latency.py --build 5000 [--saves 200]      # no slowdown after many saves
+    python bench/search_latency.py --compare /tmp/latency-XXXX      # the kept pair of vaults, again
 
 Unlike bench/scale.py (which times searches right after building a vault and timing saves into it),
 the first form asks the queries of an existing vault, so an index of one segment and one of several
@@ -63,7 +64,7 @@ def build(args) -> None:
     """After the saves, the vault is copied and the copy rebuilt; the queries are then asked of
     both in turn, so a busy machine slows both alike (the ratio is the figure)."""
     import shutil
-    from scale import SAVE_TEXTS, FlatBM25
+    from scale import SAVE_TEXTS
     root = Path(tempfile.mkdtemp(prefix="latency-")) / "v"
     v = Vault.init(root)
     v.save_many(memories(args.build), source="bench")
@@ -75,19 +76,26 @@ def build(args) -> None:
         lat.append((time.perf_counter() - t) * 1000)
     print(f"{args.build} memories, {args.saves} single saves: save p50 {statistics.median(lat):.1f} ms, "
           f"p90 {sorted(lat)[int(len(lat) * 0.9)]:.1f} ms")
-    seg_after = segments(root)
     v.close()
     fresh_root = root.parent / "rebuilt"
     shutil.copytree(root, fresh_root, symlinks=True)
+    with Vault.open(fresh_root) as w:
+        w.rebuild()
+    print(f"kept in {root.parent} (again: --compare {root.parent})")
+    compare(root, fresh_root, args.rounds)
+
+
+def compare(root: Path, fresh_root: Path, rounds: int) -> None:
+    """The queries asked of the vault after its saves, of its rebuilt copy and of the flat scan, in turn."""
+    from scale import FlatBM25
+    seg_after, seg_fresh = segments(root), segments(fresh_root)
     v, w = Vault.open(root), Vault.open(fresh_root)
-    w.rebuild()
-    seg_fresh = segments(fresh_root)
     flat = FlatBM25(root)
     after, fresh, fl = [], [], []
     calls = {}
     for name, vault in (("after", v), ("fresh", w)):
         calls[name] = timed(vault, 1)["calls"]   # warms up too
-    for _ in range(args.rounds):
+    for _ in range(rounds):
         for q in QUERIES:
             for vault, out in ((v, after), (w, fresh)):
                 t = time.perf_counter()
@@ -113,9 +121,12 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--build", type=int, default=0, help="build a synth vault of this size first")
     ap.add_argument("--saves", type=int, default=200)
+    ap.add_argument("--compare", metavar="DIR", help="a directory --build kept: compare its two vaults again")
     args = ap.parse_args()
     if args.build:
         return build(args)
+    if args.compare:
+        return compare(Path(args.compare) / "v", Path(args.compare) / "rebuilt", args.rounds)
     with Vault.open(args.vault) as v:
         r = timed(v, args.rounds)
     print(f"searches {r['n']}  p50 {r['p50']:.1f} ms  p90 {r['p90']:.1f} ms  Searcher.search calls/query {r['calls']:.1f}")

@@ -115,14 +115,18 @@ class _Evaluator:
         if kind is Term:
             out = self.term(q.fieldname, q.text)
         elif kind is Or:
-            out = {}
-            for sub in q.subqueries:
-                for d, sc in self.scores(sub).items():
+            # the largest part copied (a C loop), the others added to it: a word's body postings
+            # are most of the work, its title ones a few
+            parts = sorted((self.scores(sub) for sub in q.subqueries), key=len, reverse=True)
+            out = dict(parts[0]) if parts else {}
+            for part in parts[1:]:
+                for d, sc in part.items():
                     out[d] = out.get(d, 0.0) + sc
         elif kind is DisjunctionMax and not q.tiebreak:
-            out = {}
-            for sub in q.subqueries:
-                for d, sc in self.scores(sub).items():
+            parts = sorted((self.scores(sub) for sub in q.subqueries), key=len, reverse=True)
+            out = dict(parts[0]) if parts else {}
+            for part in parts[1:]:
+                for d, sc in part.items():
                     if sc > out.get(d, -1.0):
                         out[d] = sc
         elif kind is And:
