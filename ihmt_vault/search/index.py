@@ -22,7 +22,7 @@ from whoosh.query import And, ConstantScoreQuery, Term
 from whoosh.writing import CLEAR
 
 from .. import clock
-from . import decision, scoring
+from . import context, decision, scoring
 from .candidates import bounded, gather
 from .documents import SCHEMA_VERSION, fields_of, make_schema
 from .matching import summary_query, weighting
@@ -403,7 +403,8 @@ class SearchIndex:
         res.node_reads, res.message = gathered.reads, gathered.message
         if not gathered.candidates:
             return res
-        items = scoring.with_corrections(s, scoring.score(s, gathered, cq, as_of), k, scopes, as_of)
+        items = context.with_context(s, scoring.score(s, gathered, cq, as_of), st.context, scopes, as_of)
+        items = scoring.with_corrections(s, items, k, scopes, as_of)
         items = scoring.newer_first(items, pq, same=st.same_subject)
         items = fuse(pq.text, items, self.rankers, _rank_item)
         top = items[: max(k, 10)]
