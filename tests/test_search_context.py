@@ -83,3 +83,26 @@ def test_search_context_must_be_a_share():
     from ihmt_vault.errors import BadInput
     with pytest.raises(BadInput, match="search_context must be between 0 and 1, not 1.5"):
         Config(search_context=1.5)
+
+
+class Backwards:
+    def rank(self, query, candidates):
+        return list(reversed(range(len(candidates))))
+
+
+def test_a_ranker_reorders_near_ties_but_not_a_clear_winner():
+    from ihmt_vault.search import RankItem
+    from ihmt_vault.search.rankers import fuse
+    view = lambda x: RankItem(x[0], x[0], x[0])   # noqa: E731
+    score = lambda x: x[1]                          # noqa: E731
+    near = [("a", 1.0), ("b", 0.95), ("c", 0.9)]
+    assert [x[0] for x in fuse("q", near, [Backwards()], view, score)] == ["a", "c", "b"]
+    clear = [("a", 1.0), ("b", 0.3), ("c", 0.2)]
+    assert [x[0] for x in fuse("q", clear, [Backwards()], view, score)] == ["a", "b", "c"]
+
+
+def test_a_clear_lexical_winner_stays_first_and_found_with_a_ranker_fused_in(tmp_path):
+    lexical = build(tmp_path / "a", CHAT).search("sandcastle beach")
+    fused = build(tmp_path / "b", CHAT, rankers=[Backwards()]).search("sandcastle beach")
+    assert (lexical.status, fused.status) == (FOUND, FOUND)
+    assert lexical.hits[0].id == fused.hits[0].id == "c4"
