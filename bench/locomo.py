@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from datetime import datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +49,7 @@ def build_docs(mems, layout: str, prefix: str):
     """Docs for SearchIndex: memories, plus a summary per session folder (layout 'session')."""
     docs = []
     by_folder = defaultdict(list)
+    turn = defaultdict(int)
     for m in mems:
         if layout == "session":
             folder = f"{prefix}session-{m['session']:02d}".strip("/")
@@ -57,9 +59,13 @@ def build_docs(mems, layout: str, prefix: str):
         title = shorten(text, 80)
         date = m["date"][:10]
         by_folder[folder].append((date, title, text))
+        # saved as the conversation went: each turn a second after the one before it
+        at = turn[(folder, m["date"])]
+        turn[(folder, m["date"])] += 1
+        created = (datetime.fromisoformat(m["date"]) + timedelta(seconds=at)).isoformat() + "Z"
         docs.append(Doc(key=m["id"], kind="memory", path=f"{folder}/{m['id']}.md".lstrip("/"), folder=folder,
                         depth=folder.count("/") + 1 if folder else 0, title=title, body=text, id=m["id"],
-                        date=date))
+                        date=date, created=created))
     # summaries: the folder's title, a few dates, and one line per memory (what index.md holds)
     folders = set(by_folder)
     for f in list(folders):

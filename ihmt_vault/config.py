@@ -59,6 +59,7 @@ class Config:
     search_not_found_coverage: float = 0.2  # below this share of the question the best memory is NOT FOUND
     search_tie: float = 0.8               # memories within this score ratio of the best may be AMBIGUOUS
     search_same_subject: float = 0.5      # word overlap making two memories one subject (the newer first)
+    search_context: float = 0.5           # share of a top hit's score lent to the memories saved next to it
     search_clue_rounds: int = 3           # times `ihmt ask` asks for a clue when the answer is AMBIGUOUS (0: never)
     # the metabolism (decay.py): weight = decay_start + recalls - (idle days past decay_idle_days) / 7
     decay_start: float = 3.0              # the weight of a memory never recalled, before it idles
@@ -95,7 +96,7 @@ class Config:
             raise BadInput(f"{CONFIG_PATH}: search_beam must be between 1 and 50, not {self.search_beam}")
         if not 0 <= self.search_clue_rounds <= 20:
             raise BadInput(f"{CONFIG_PATH}: search_clue_rounds must be between 0 and 20, not {self.search_clue_rounds}")
-        for name in ("search_not_found_coverage", "search_tie", "search_same_subject"):
+        for name in ("search_not_found_coverage", "search_tie", "search_same_subject", "search_context"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise BadInput(f"{CONFIG_PATH}: {name} must be between 0 and 1, not {getattr(self, name)}")
         for name in ("brief_tokens", "search_tokens"):

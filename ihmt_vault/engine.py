@@ -85,7 +85,7 @@ class Engine:
             c = self.config
             self._index = SearchIndex(self.root / CACHE, rankers=self._rankers(), settings=SearchSettings(
                 beam=c.search_beam, not_found_coverage=c.search_not_found_coverage, tie=c.search_tie,
-                same_subject=c.search_same_subject))
+                same_subject=c.search_same_subject, context=c.search_context))
         return self._index
 
     @property

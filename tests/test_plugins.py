@@ -104,4 +104,4 @@ def test_a_ranker_that_fails_leaves_the_lexical_order():
             raise RuntimeError("model missing")
 
     items = ["first", "second", "third"]
-    assert fuse("q", items, [Broken()], lambda x: RankItem(x, x, x)) == items
+    assert fuse("q", items, [Broken()], lambda x: RankItem(x, x, x), lambda x: 1.0) == items

@@ -28,10 +28,14 @@ How a query is answered (`index.py` puts the stages together):
    matches both. A query makes three `Searcher.search` calls (more with a date or a clue).
 3. Score (`scoring.py`): text score × folder affinity (`FOLDER_WEIGHT`) × date (`DATE_WEIGHT`) ×
    clue; outdated memories × `OUTDATED_FACTOR` and never above their correction, with a notice.
-4. Fuse (`rankers.py`): optional rankers (a model, say) by reciprocal-rank fusion.
-5. Decide (`decision.py`): `not_found` when only common/stray words matched; `ambiguous` when
-   several memories match all the query's words, in their titles, equally (a clue boosts the
-   memories matching it and demotes the others); else `found`.
+   Context (`context.py`): the best five hits lend `context` (0.5) of their score to the
+   memories saved just before and after them in their folder, in one sitting (a turn of a
+   conversation often answers the one before without naming its topic).
+4. Decide (`decision.py`), on the lexical order: `not_found` when only common/stray words
+   matched; `ambiguous` when several memories match all the query's words, in their titles,
+   equally (a clue boosts the memories matching it and demotes the others); else `found`.
+5. Fuse (`rankers.py`): optional rankers (a model, say) re-order the candidates near the best by
+   reciprocal-rank fusion.
 6. Archived memories are searched only when nothing live is found (`archived_fallback`).
 """
 from __future__ import annotations

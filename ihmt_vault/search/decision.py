@@ -50,9 +50,12 @@ def weights(s, pq: ParsedQuery, n_docs: int) -> dict[str, Weight]:
 
 def matched(pq: ParsedQuery, top: list[Scored]) -> list[set[str]]:
     """What each top item matched of the question (a correction brought in by its outdated
-    predecessor answers what the predecessor matched)."""
+    predecessor answers what the predecessor matched; a memory brought in by its neighbour in a
+    conversation, what the neighbour matched)."""
     out = [matched_groups(pq, x.data) | ({DATE_GROUP} if x.cand.date and pq.spans else set()) for x in top]
     for i, x in enumerate(top):
+        if x.lent_by is not None:
+            out[i] = out[i] | matched_groups(pq, x.lent_by.data)
         if x.cand.via == "correction":
             for j, other in enumerate(top):
                 if x.data.get("id") in (other.data.get("superseded_by") or []):

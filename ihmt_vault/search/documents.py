@@ -6,6 +6,7 @@ answering never reads the vault's files.
 """
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass, field
 
@@ -14,7 +15,7 @@ from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 
 from . import analysis, dates
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 NO_PARENT = "\x00"   # the root summary has no parent folder
 
 
@@ -63,6 +64,7 @@ def make_schema() -> Schema:
         day=NUMERIC(int, bits=32, signed=False),
         status=ID(stored=True),
         sup=KEYWORD(commas=True, lowercase=False),   # ids this one supersedes
+        order=ID(),                       # memories: "folder, created, id", the order they were saved in
         data=STORED(),                   # everything shown in a hit
     )
 
@@ -91,6 +93,30 @@ _LINK_TARGET = re.compile(r"\]\([^)\s]*\)")
 # a summary's counts ("120 memories: 3 here, 117 in 4 subtopics") change with every save below it
 # and tell nothing of its topic: left out of what is searched, so the summary need not be reindexed
 _COUNTS = re.compile(r"\b\d+ (?:memor(?:y|ies)|here|subtopics?)\b")
+
+
+ORDER_SEP = "\x1f"
+
+
+def saved_at(created: str | None) -> dt.datetime | None:
+    """A memory's save time (`created`, ISO 8601) as a naive UTC datetime; None if it has none."""
+    try:
+        t = dt.datetime.fromisoformat((created or "").replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return t.astimezone(dt.timezone.utc).replace(tzinfo=None) if t.tzinfo else t
+
+
+def stamp(t: dt.datetime) -> str:
+    """A save time as the `order` column writes it (sortable as text)."""
+    return t.replace(microsecond=0).isoformat() + "Z"
+
+
+def order_key(folder: str, created: str | None, mid: str) -> str:
+    """What a memory's `order` holds: its folder, when it was saved, its id (time-ordered) — so
+    sorting says the order memories were saved in, folder by folder ('' without a save time)."""
+    t = saved_at(created)
+    return f"{folder}{ORDER_SEP}{stamp(t)}{ORDER_SEP}{mid}" if t is not None and mid else ""
 
 
 def fields_of(doc: Doc) -> dict:
@@ -126,9 +152,12 @@ def fields_of(doc: Doc) -> dict:
                   kind=doc.kind, date=(ddate.isoformat() if ddate else None), status=doc.status,
                   tags=list(doc.tags or []), type=doc.type, lang=lang, pinned=bool(doc.pinned),
                   supersedes=list(doc.supersedes or []), superseded_by=list(doc.superseded_by or []),
-                  source=doc.source, depth=doc.depth,
+                  source=doc.source, depth=doc.depth, created=doc.created,
                   since=(ddate.isoformat() if ddate else (doc.created or "")[:10] or None)),
     )
+    order = order_key(doc.folder, doc.created, doc.id) if doc.kind == "memory" else ""
+    if order:
+        f["order"] = order
     if ddate:
         f["day"] = ddate.year * 10000 + ddate.month * 100 + ddate.day
     return f

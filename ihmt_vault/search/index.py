@@ -22,7 +22,7 @@ from whoosh.query import And, ConstantScoreQuery, Term
 from whoosh.writing import CLEAR
 
 from .. import clock
-from . import decision, scoring
+from . import context, decision, scoring
 from .candidates import bounded, gather
 from .documents import SCHEMA_VERSION, fields_of, make_schema
 from .matching import summary_query, weighting
@@ -403,11 +403,13 @@ class SearchIndex:
         res.node_reads, res.message = gathered.reads, gathered.message
         if not gathered.candidates:
             return res
-        items = scoring.with_corrections(s, scoring.score(s, gathered, cq, as_of), k, scopes, as_of)
+        items = context.with_context(s, scoring.score(s, gathered, cq, as_of), st.context, scopes, as_of)
+        items = scoring.with_corrections(s, items, k, scopes, as_of)
         items = scoring.newer_first(items, pq, same=st.same_subject)
-        items = fuse(pq.text, items, self.rankers, _rank_item)
-        top = items[: max(k, 10)]
-        verdict = decision.decide(s, pq, top, st.not_found_coverage, st.tie)
+        # what was found is decided on the words: a ranker orders every candidate, it cannot say
+        # that none answers (deciding on its order made many more answers "not found")
+        verdict = decision.decide(s, pq, items[: max(k, 10)], st.not_found_coverage, st.tie)
+        items = fuse(pq.text, items, self.rankers, _rank_item, lambda x: x.score)
         res.status, res.message, res.coverage = verdict.status, verdict.message, verdict.coverage
         res.margin = verdict.margin
         res.hits = [scoring.make_hit(s, x, pq) for x in items[:k]]

@@ -34,6 +34,7 @@ class Scored:
     data: dict          # the stored document
     cand: Candidate
     newer: "Scored | None" = None   # a newer memory about the same subject that may change this one
+    lent_by: "Scored | None" = None  # the neighbour that brought it in (via "context")
 
 
 def score(s, g: Gathered, cq: ParsedQuery | None, as_of: str | None) -> list[Scored]:

@@ -11,3 +11,4 @@ class SearchSettings:
     not_found_coverage: float = 0.2    # below this share of the question, the best memory does not answer
     tie: float = 0.8                   # memories within this score ratio of the best may be ambiguous with it
     same_subject: float = 0.5          # word overlap making two memories about one subject (newer first)
+    context: float = 0.5               # share of a top hit's score lent to the memories saved next to it
