@@ -183,7 +183,15 @@ def plan_split(rows: list, existing: set[str], branch_factor: int, min_group: in
     own = {clustering.stem(w) for part in folder.split("/") for w in tokens(part.replace("-", " "))} | set(vault_theme)
     texts = [r.get("text") or " ".join(r["keywords"]) for r in rows]
     groups, _left = clustering.plan(texts, branch_factor, _STOP, own, min_group)
-    return {name: sorted(rows[i]["path"] for i in members) for name, members in groups.items()}
+    same = {_name_key(n): n for n in sorted(existing)}   # "llms" joins an existing "llm"
+    out: dict[str, list[str]] = {}
+    for name, members in groups.items():
+        out.setdefault(same.get(_name_key(name), name), []).extend(rows[i]["path"] for i in members)
+    return {name: sorted(paths) for name, paths in out.items()}
+
+
+def _name_key(name: str) -> str:
+    return "-".join(clustering.stem(w) for w in name.split("-"))
 
 
 # --- summaries -----------------------------------------------------------------------------------
