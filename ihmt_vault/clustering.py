@@ -104,7 +104,7 @@ def features(text: str, stop: frozenset[str]) -> Counter:
 # How likely a word's place in a run makes it a topic's noun: the last word of a run (before a
 # preposition or punctuation) is its head noun, a run's first word is often a verb or an adjective
 # ("converts files", "modern web framework"), and so is a word right before an article ("builds the").
-HEAD, ALONE, INSIDE, LEADING = 1.0, 0.8, 0.8, 0.35
+HEAD, ALONE, INSIDE, LEADING, BEFORE_ARTICLE = 1.0, 0.8, 0.8, 0.5, 0.35
 DETERMINERS = frozenset("a an the this that these those its their your our my his her each every".split())
 
 
@@ -122,12 +122,12 @@ def phrases(text: str, stop: frozenset[str]) -> dict[str, tuple[str, float]]:
         verb_last = end in DETERMINERS
         for i, w in enumerate(run):
             if "-" not in w or len(w) <= 20 and not any(is_filler(p, stop) for p in w.split("-")):
-                place = LEADING if i == last and verb_last else ALONE if last == 0 else HEAD if i == last \
+                place = BEFORE_ARTICLE if i == last and verb_last else ALONE if last == 0 else HEAD if i == last \
                     else LEADING if i == 0 else INSIDE
                 note(stem(w), w, place * (0.5 if last == 0 and len(w) > 5 and w.endswith("ed") else 1.0))
             if i + 1 < len(run) and "-" not in w and "-" not in run[i + 1]:
                 note(f"{stem(w)} {stem(run[i + 1])}", f"{w} {run[i + 1]}",
-                     LEADING if i + 1 == last and verb_last else HEAD if i + 1 == last
+                     BEFORE_ARTICLE if i + 1 == last and verb_last else HEAD if i + 1 == last
                      else INSIDE if i else LEADING + 0.25)
     return out
 
@@ -206,7 +206,7 @@ def name_groups(texts: list[str], groups: list[list[int]], stop: frozenset[str],
             if precision < 0.4 or df[key] > 2 * len(texts) / 3:   # the folder's own theme names no subtopic
                 continue
             nounish = sum(held[i][key][1] for i in members if key in held[i]) / a
-            if nounish < 0.5:   # mostly a run's first word: a verb or an adjective, not what they are about
+            if nounish < 0.5:   # mostly a verb before an article, or a participle: not what they are about
                 continue
             coverage = a / len(members)
             scored.append((coverage * precision * nounish * (1.3 if " " in key else 1.0), a, key))
