@@ -8,9 +8,10 @@ always splits the same way. Lexical by default: the words memories share, nothin
 - `kmeans`: spherical k-means (cosine), k-means++ seeding from a fixed seed, a few restarts.
 - `name_groups`: each group named by the phrase (two adjacent content words, or one) that best
   tells its members from the rest of the folder — held by at least two members, never a stop or
-  filler word, never a word of the folder's own path.
+  filler word, never a word of the folder's own path, a run's head noun rather than its first word.
 - `plan`: the subtopics a crowded folder splits into (each of at least `min_group` memories); what
   fits no named subtopic stays where it is.
+- `misfits`: the memories clearly closer to another folder's centroid than to their own's.
 """
 from __future__ import annotations
 
@@ -268,3 +269,40 @@ def plan(texts: list[str], branch_factor: int, stop: frozenset[str], avoid: set[
         else:
             left += g
     return out, sorted(left)
+
+
+def misfits(texts: list[str], home: list[str], movable: set[int], stop: frozenset[str], margin: float = 0.1,
+            min_group: int = 3) -> dict[int, str]:
+    """{position: folder} for each movable memory that is clearly closer to another folder's centre
+    than to its own: its TF-IDF cosine to that folder's centroid beats the one to its own folder's
+    (computed without it) by `margin`. Only a folder of at least `min_group` memories draws one in,
+    and a memory alone in its folder stays (nothing to compare it with)."""
+    vecs = vectors(texts, stop)
+    sums: dict[str, Counter] = {}
+    for v, f in zip(vecs, home):
+        sums.setdefault(f, Counter()).update(v)
+    size = Counter(home)
+    norms = {f: math.sqrt(sum(x * x for x in c.values())) for f, c in sums.items()}
+    postings: dict[str, list[tuple[str, float]]] = {}   # term → (folder, its weight there): only shared terms count
+    for f, c in sums.items():
+        if size[f] >= min_group and norms[f] > 0:
+            for w, x in c.items():
+                postings.setdefault(w, []).append((f, x / norms[f]))
+    out = {}
+    for i in sorted(movable):
+        v, own = vecs[i], home[i]
+        if size[own] < 2 or not v:
+            continue
+        rest = {w: sums[own][w] - x for w, x in v.items()}
+        rest_norm = math.sqrt(max(0.0, norms[own] ** 2 - sum(sums[own][w] ** 2 - r * r for w, r in rest.items())))
+        stay = sum(x * rest[w] for w, x in v.items()) / rest_norm if rest_norm > 1e-9 else 0.0
+        near: Counter = Counter()
+        for w, x in v.items():
+            for f, y in postings.get(w, ()):
+                if f != own:
+                    near[f] += x * y
+        if near:
+            f, best = min(near.items(), key=lambda kv: (-kv[1], kv[0]))
+            if best > stay + margin:
+                out[i] = f
+    return out

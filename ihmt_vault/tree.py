@@ -194,6 +194,22 @@ def _name_key(name: str) -> str:
     return "-".join(clustering.stem(w) for w in name.split("-"))
 
 
+MARGIN = 0.1   # how much closer another folder's centre must be before the gardener re-files a memory there
+
+
+def misplaced(rows: list, sources: set[str], margin: float = MARGIN) -> dict[str, str]:
+    """{path: folder} for each movable memory (`row["movable"]`: placement or the gardener chose its
+    folder) of a folder among `sources` that another folder of `rows` clearly fits better
+    (`clustering.misfits`). Neither the inbox nor the archive is a folder to compare with."""
+    rows = [r for r in rows if folder_of(r["path"]) != INBOX and r["path"].split("/")[0] != ARCHIVE]
+    home = [folder_of(r["path"]) for r in rows]
+    movable = {i for i, r in enumerate(rows) if r.get("movable") and home[i] in sources}
+    if not movable:
+        return {}
+    texts = [r.get("text") or " ".join(r["keywords"]) for r in rows]
+    return {rows[i]["path"]: f for i, f in clustering.misfits(texts, home, movable, _STOP, margin).items()}
+
+
 # --- summaries -----------------------------------------------------------------------------------
 def _link(target: str, here: str) -> str:
     rel = os.path.relpath(target, here or ".").replace(os.sep, "/")
