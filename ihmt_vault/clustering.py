@@ -8,9 +8,10 @@ always splits the same way. Lexical by default: the words memories share, nothin
 - `kmeans`: spherical k-means (cosine), k-means++ seeding from a fixed seed, a few restarts.
 - `name_groups`: each group named by the phrase (two adjacent content words, or one) that best
   tells its members from the rest of the folder — held by at least two members, never a stop or
-  filler word, never a word of the folder's own path.
+  filler word, never a word of the folder's own path, a run's head noun rather than its first word.
 - `plan`: the subtopics a crowded folder splits into (each of at least `min_group` memories); what
   fits no named subtopic stays where it is.
+- `misfits`: the memories clearly closer to another folder's centroid than to their own's.
 """
 from __future__ import annotations
 
@@ -41,6 +42,10 @@ used useful user uses using usually various very via want wants was way ways we 
 whether which while who whole why will with within without work works would yes yet you your
 library libraries package packages module modules tool tools toolkit implementation implementations wrapper
 wrappers collection collections list lists written write writes stuff etc e.g i.e
+behind beyond toward towards onto inside outside throughout beside besides near unlike versus vs whose whom
+whatever whichever modern advanced robust flexible lightweight extensible comprehensive efficient elegant
+minimal complete general generic standard common basic popular beautiful friendly reliable tiny fully highly
+easily mostly entirely
 """.split())
 _WORD = re.compile(r"[^\W\d_][\w'+#.-]*[\w+#]|[^\W\d_]|\d+[a-z]\w*", re.UNICODE)
 
@@ -49,35 +54,40 @@ def stem(word: str) -> str:
     """A plural folded to its singular, crudely and predictably ('frameworks' → 'framework')."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
-    if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
     return word
 
 
 def is_filler(word: str, stop: frozenset[str]) -> bool:
-    return (word in FILLER or word in stop or len(word) < 3 and not word.isupper() or word.isdigit()
-            or looks_like_credential(word))
+    return (word in FILLER or word in stop or stem(word) in FILLER or len(word) < 3 and not word.isupper()
+            or word.isdigit() or looks_like_credential(word))
 
 
 def runs(text: str, stop: frozenset[str]) -> list[list[str]]:
     """The text's content words in runs of adjacent ones (a stop or filler word, or punctuation,
     ends a run), folded; CJK runs as their segments."""
-    out: list[list[str]] = []
+    return [run for run, _end in ended_runs(text, stop)]
+
+
+def ended_runs(text: str, stop: frozenset[str]) -> list[tuple[list[str], str]]:
+    """`runs`, each with the stop or filler word that ended it ('' for punctuation or the end)."""
+    out: list[tuple[list[str], str]] = []
     folded = fold(text)
     for run in CJK_RUN.findall(folded):
-        out.append(cjk_terms(run))
+        out.append((cjk_terms(run), ""))
     for piece in re.split(r"[,.;:!?()\[\]{}\"“”/|]+|\s[-–—]\s", CJK_RUN.sub(" . ", folded)):
         current: list[str] = []
         for w in _WORD.findall(piece):
             w = w.strip("'.-")
             if not w or is_filler(w, stop):
                 if current:
-                    out.append(current)
+                    out.append((current, w))
                 current = []
             else:
                 current.append(w)
         if current:
-            out.append(current)
+            out.append((current, ""))
     return out
 
 
@@ -92,15 +102,34 @@ def features(text: str, stop: frozenset[str]) -> Counter:
     return c
 
 
-def phrases(text: str, stop: frozenset[str]) -> dict[str, str]:
-    """Candidate names a memory holds: {key: surface} for single words and adjacent pairs."""
-    out = {}
-    for run in runs(text, stop):
+# How likely a word's place in a run makes it a topic's noun: the last word of a run (before a
+# preposition or punctuation) is its head noun, a run's first word is often a verb or an adjective
+# ("converts files", "modern web framework"), and so is a word right before an article ("builds the").
+HEAD, ALONE, INSIDE, LEADING, BEFORE_ARTICLE = 1.0, 0.8, 0.8, 0.5, 0.35
+DETERMINERS = frozenset("a an the this that these those its their your our my his her each every".split())
+
+
+def phrases(text: str, stop: frozenset[str]) -> dict[str, tuple[str, float]]:
+    """Candidate names a memory holds: {key: (surface, how noun-like its best place is)} for single
+    words and adjacent pairs."""
+    out: dict[str, tuple[str, float]] = {}
+
+    def note(key: str, surface: str, weight: float) -> None:
+        if key not in out or out[key][1] < weight:
+            out[key] = (surface, weight)
+
+    for run, end in ended_runs(text, stop):
+        last = len(run) - 1
+        verb_last = end in DETERMINERS
         for i, w in enumerate(run):
-            if "-" not in w or len(w) <= 20:
-                out.setdefault(stem(w), w)
+            if "-" not in w or len(w) <= 20 and not any(is_filler(p, stop) for p in w.split("-")):
+                place = BEFORE_ARTICLE if i == last and verb_last else ALONE if last == 0 else HEAD if i == last \
+                    else LEADING if i == 0 else INSIDE
+                note(stem(w), w, place * (0.5 if last == 0 and len(w) > 5 and w.endswith("ed") else 1.0))
             if i + 1 < len(run) and "-" not in w and "-" not in run[i + 1]:
-                out.setdefault(f"{stem(w)} {stem(run[i + 1])}", f"{w} {run[i + 1]}")
+                note(f"{stem(w)} {stem(run[i + 1])}", f"{w} {run[i + 1]}",
+                     BEFORE_ARTICLE if i + 1 == last and verb_last else HEAD if i + 1 == last
+                     else INSIDE if i else LEADING + 0.25)
     return out
 
 
@@ -161,7 +190,9 @@ def kmeans(vecs: list[dict[str, float]], k: int, seed: int = 13, restarts: int =
 
 
 def name_groups(texts: list[str], groups: list[list[int]], stop: frozenset[str], avoid: set[str]) -> list[str | None]:
-    """A readable name for each group (None: its members share no distinctive phrase)."""
+    """A readable name for each group (None: its members share no distinctive phrase): the phrase
+    scoring best on coverage (how many members hold it, weighted by how noun-like its place in each
+    is) times distinctiveness (how many of its holders in the folder are members)."""
     held = [phrases(t, stop) for t in texts]
     df = Counter(k for h in held for k in h)
     names: list[str | None] = []
@@ -172,18 +203,22 @@ def name_groups(texts: list[str], groups: list[list[int]], stop: frozenset[str],
         for key, a in inside.items():
             if a < 2 or any(p in avoid for p in re.split(r"[ -]", key)):
                 continue
-            precision, coverage = a / df[key], a / len(members)
+            precision = a / df[key]
             if precision < 0.4 or df[key] > 2 * len(texts) / 3:   # the folder's own theme names no subtopic
                 continue
-            f = 2 * precision * coverage / (precision + coverage)
-            scored.append((f * (1.3 if " " in key else 1.0), a, key))
+            nounish = sum(held[i][key][1] for i in members if key in held[i]) / a
+            if nounish < 0.5:   # mostly a verb before an article, or a participle: not what they are about
+                continue
+            coverage = a / len(members)
+            scored.append((coverage * precision * nounish * (1.3 if " " in key else 1.0), a, key))
         scored.sort(key=lambda s: (-s[0], -s[1], s[2]))
         surface = None
         for _, _, key in scored:
-            forms = Counter(held[i][key] for i in members if key in held[i])
+            forms = Counter(held[i][key][0] for i in members if key in held[i])
             slug = slugify(forms.most_common(1)[0][0], 40)
-            if slug not in taken:
+            if slug not in taken and key not in taken:   # "llm" and "llms" are one name
                 surface = slug
+                taken.add(key)
                 break
         names.append(surface)
         if surface:
@@ -234,3 +269,40 @@ def plan(texts: list[str], branch_factor: int, stop: frozenset[str], avoid: set[
         else:
             left += g
     return out, sorted(left)
+
+
+def misfits(texts: list[str], home: list[str], movable: set[int], stop: frozenset[str], margin: float = 0.1,
+            min_group: int = 3) -> dict[int, str]:
+    """{position: folder} for each movable memory that is clearly closer to another folder's centre
+    than to its own: its TF-IDF cosine to that folder's centroid beats the one to its own folder's
+    (computed without it) by `margin`. Only a folder of at least `min_group` memories draws one in,
+    and a memory alone in its folder stays (nothing to compare it with)."""
+    vecs = vectors(texts, stop)
+    sums: dict[str, Counter] = {}
+    for v, f in zip(vecs, home):
+        sums.setdefault(f, Counter()).update(v)
+    size = Counter(home)
+    norms = {f: math.sqrt(sum(x * x for x in c.values())) for f, c in sums.items()}
+    postings: dict[str, list[tuple[str, float]]] = {}   # term → (folder, its weight there): only shared terms count
+    for f, c in sums.items():
+        if size[f] >= min_group and norms[f] > 0:
+            for w, x in c.items():
+                postings.setdefault(w, []).append((f, x / norms[f]))
+    out = {}
+    for i in sorted(movable):
+        v, own = vecs[i], home[i]
+        if size[own] < 2 or not v:
+            continue
+        rest = {w: sums[own][w] - x for w, x in v.items()}
+        rest_norm = math.sqrt(max(0.0, norms[own] ** 2 - sum(sums[own][w] ** 2 - r * r for w, r in rest.items())))
+        stay = sum(x * rest[w] for w, x in v.items()) / rest_norm if rest_norm > 1e-9 else 0.0
+        near: Counter = Counter()
+        for w, x in v.items():
+            for f, y in postings.get(w, ()):
+                if f != own:
+                    near[f] += x * y
+        if near:
+            f, best = min(near.items(), key=lambda kv: (-kv[1], kv[0]))
+            if best > stay + margin:
+                out[i] = f
+    return out

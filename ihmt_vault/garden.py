@@ -1,10 +1,13 @@
-"""The gardener: re-files what sits in the inbox once a topic fits it, and splits crowded folders
+"""The gardener: re-files what sits in the inbox once a topic fits it, splits crowded folders
 into subtopics (`clustering.py`: lexical TF-IDF + spherical k-means, each subtopic named by a phrase
-its members share, at least 3 memories each), and merges a folder it made (`.ihmt/garden.json`) that
-is left with one or two memories and no subfolder back into the folder it was split from; a folder a
-person made is never merged. Ids are kept; a folder is never renamed (only new subfolders are made);
-one `move` commit whose body lists what moved. `--dry-run` says what the
-first pass would move and changes nothing.
+its members share, at least 3 memories each), re-files a misplaced memory of a folder it made into the
+folder it clearly fits better (`tree.misplaced`), hands up to the top the subfolders of a top folder
+it made that holds over a quarter of the vault, and merges a folder it made (`.ihmt/garden.json`)
+that is left with one or two memories and no subfolder back into the folder it was split from. A
+folder a person made is never merged nor renamed, and a memory a person placed (saved with a topic,
+or moved by hand: `transaction.placed_by_gardener`) is never re-filed. Ids are kept; one `move`
+commit whose body lists what moved. `--dry-run` says what the first pass would move (promotions to
+the top aside) and changes nothing.
 """
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from .engine import Engine
 from .errors import BadInput, NotFound, SecretRefused, VaultError
 from .sensitive import find_secret
 from .results import GardenReport, Moved
-from .transaction import made_folders
+from .transaction import made_folders, rows_in
 
 LEFT = 2   # a folder the gardener made holding this many memories or fewer goes back where it came from
 
@@ -57,6 +60,11 @@ def refile_plan(e: Engine) -> list[tuple[str, str]]:
     return out
 
 
+def topic_folders(e: Engine) -> set[str]:
+    """Every folder holding memories, the inbox and the archive aside."""
+    return {f for f in e.layout.all_folders() if f and f.split("/")[0] not in (tree.ARCHIVE, tree.INBOX)}
+
+
 def garden(e: Engine, dry_run: bool = False, source: str | None = None) -> GardenReport:
     e.refresh()
     before = {r.id: (r.path, r.title) for r in e.catalog.all() if r.status != "archived"}
@@ -72,18 +80,23 @@ def garden(e: Engine, dry_run: bool = False, source: str | None = None) -> Garde
                 for rel in paths:
                     m = e.read(rel)
                     moves.append(Moved(m.id, m.title, folder, name if folder == tree.INBOX else f"{folder}/{name}"))
+        rows = [r for f in sorted(topic_folders(e)) for r in rows_in(e, f)]
+        moves += [Moved(m.id, m.title, tree.folder_of(rel), folder)
+                  for rel, folder in sorted(tree.misplaced(rows, set(made_folders(e))).items()) for m in [e.read(rel)]]
         moves += [Moved(m.id, m.title, tree.folder_of(rel), origin) for rel, origin in merge_plan(e)[0]
                   for m in [e.read(rel)]]
         return GardenReport(moves, dry_run=True)
     with e.transaction("move", "move: garden", [("Memory-Op", "move")], source) as tx:
         touched = set()
         for rel, folder in refile_plan(e):
-            tx.move(rel, folder)
+            tx.refile(rel, folder)
             touched.add(folder)
         tx.split_crowded(set(crowded(e)) | {f for f in touched if len(e.layout.memory_names(f)) > e.config.branch_factor})
+        tx.refile_misplaced(topic_folders(e), set(made_folders(e)))
+        tx.promote_oversized({f.split("/")[0] for f in made_folders(e)}, len(before))
         merges, keep = merge_plan(e)
         for rel, origin in merges:
-            tx.move(rel, origin)
+            tx.refile(rel, origin)
         if keep != made_folders(e):
             tx.record_made(keep)
         moves = moved_by(tx, before)

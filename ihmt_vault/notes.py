@@ -36,7 +36,8 @@ TYPES = ("fact", "decision", "preference", "correction", "person", "project", "p
 STATUSES = ("active", "outdated", "archived")
 # The order keys are written in a new file; keys added to an existing file go after their predecessor.
 KEY_ORDER = ("id", "title", "type", "date", "created", "tags", "status", "supersedes",
-             "superseded_by", "source", "pinned")
+             "superseded_by", "source", "pinned", "placed")
+PLACED = "placed"   # the folder placement or the gardener chose for a memory (see `Transaction.refile`)
 
 _FRONT = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

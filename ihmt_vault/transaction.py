@@ -104,6 +104,22 @@ class Transaction:
             self.known[dest] = (replace(m, path=dest), kws)
         return dest
 
+    def refile(self, rel: str, folder: str) -> tuple[str, str]:
+        """The gardener's move: a memory whose folder placement or the gardener chose (its `placed`
+        key names the folder it is in) keeps that mark, now naming its new folder; one a person
+        placed (saved with a topic, or moved by hand since) is moved without the mark. (new path, id)"""
+        kws = self.known[rel][1] if rel in self.known else None
+        try:
+            m = self.known[rel][0] if rel in self.known else self.e.read(rel)
+        except VaultError:
+            m = None
+        dest = self.move(rel, folder)
+        if m is not None and placed_by_gardener(m):
+            self.rewrite(dest, lambda text: notes.update_front_matter(text, {notes.PLACED: folder}, path=dest))
+            if kws is not None:   # still known: later splits in this operation read it without the disk
+                self.known[dest] = (notes.parse(notes.read_exact(self.e.layout.abs(dest)), dest), kws)
+        return dest, m.id if m else ""
+
     def edit(self, m: Memory, changes: dict, remove: tuple[str, ...] = ()) -> None:
         """Change front-matter keys of a memory file as it is *now* (see `rewrite`)."""
         self.rewrite(m.path, lambda text: notes.update_front_matter(text, changes, remove, path=m.path))
@@ -154,6 +170,8 @@ class Transaction:
             fields = {"id": d.id, "title": d.title, "type": d.type, "date": d.date,
                       "created": now, "tags": d.tags, "status": "active", "supersedes": d.supersedes or None,
                       "source": d.source, "pinned": d.pinned, **d.extra}
+            if d.folder is None:   # placement chose the folder: the gardener may re-file it (`refile`)
+                fields[notes.PLACED] = folder
             text = notes.compose(fields, d.text)
             self.write(rel, text)
             created.append(notes.parse(text, rel))
@@ -171,23 +189,83 @@ class Transaction:
         kws.update({m.id: k for m, k in self.known.values()})
         vault_theme = tree.theme(kws.values(), cfg.branch_factor)
         made: dict[str, str] = {}
+        split: set[str] = set()
         while queue:
             folder = queue.pop()
             if not folder or folder.split("/")[0] == tree.ARCHIVE or tree.depth(folder) >= cfg.max_depth:
                 continue
             rows = self._rows_in(folder)
             plan = tree.plan_split(rows, set(self.e.layout.subfolders(folder)), cfg.branch_factor, vault_theme=vault_theme)
+            split |= {folder} if plan else set()
             for name, paths in plan.items():
                 sub = name if folder == tree.INBOX else f"{folder}/{name}"  # the inbox files into new topics
                 if not self.e.layout.abs(sub).is_dir():
                     made[sub] = folder
                 for rel in paths:
-                    self.move(rel, sub)
+                    self.refile(rel, sub)
                     moved.setdefault(folder, []).append(next(r["id"] for r in rows if r["path"] == rel))
                 queue.append(sub)
         if made:
             self.record_made({**made_folders(self.e), **made})
+        if split:   # early splits are made on few memories: what a new subtopic fits better goes there
+            near = set()
+            for folder in split:
+                parent = tree.folder_of(folder)
+                near |= {folder, *self._subfolders(folder), *self._subfolders(parent)}
+            refiled = self.refile_misplaced(near, set(made_folders(self.e)))
+            tops = {f.split("/")[0] for f in split | set(made)} - {tree.INBOX}
+            refiled += self.promote_oversized(tops, len(kws))
+            for rel, (_dest, id_) in refiled:
+                moved.setdefault(tree.folder_of(rel), []).append(id_)
         return moved
+
+    def promote_oversized(self, tops: set[str], live: int) -> list[tuple[str, tuple[str, str]]]:
+        """A top folder the gardener made that holds more than a quarter of a vault of `live` memories
+        (at least 4 branch factors) hands the subfolders the gardener made in it up to the top: one name
+        over a quarter of the vault tells little apart, and its memories already clustered apart into
+        those subfolders. A name already at the top stays nested; a folder a person made, or one holding
+        a memory a person placed, is never moved. The moves: (from path, (to path, id))."""
+        if live < 4 * self.e.config.branch_factor:
+            return []
+        made = made_folders(self.e)
+        moves: list[tuple[str, tuple[str, str]]] = []
+        for top in sorted(t for t in tops if t in made):
+            for sub in self._subfolders(top):
+                name = sub.rpartition("/")[2]
+                if 4 * self._count_under(top) <= live:
+                    break
+                if sub not in made or name in (tree.ARCHIVE, tree.INBOX) or self.e.layout.abs(name).exists():
+                    continue
+                if not all(r["movable"] for f in self._folders_under(sub) for r in self._rows_in(f)):
+                    continue   # a memory a person placed there stays where they put it
+                for folder in self._folders_under(sub):
+                    dest = name + folder[len(sub):]
+                    moves += [(rel, self.refile(rel, dest)) for rel in (f"{folder}/{n}" for n in self.e.layout.memory_names(folder))]
+                made = {(name + k[len(sub):] if k == sub or k.startswith(sub + "/") else k):
+                        (name + v[len(sub):] if v.startswith(sub + "/") else v) for k, v in made.items()}
+        if moves:
+            self.record_made(made)
+        return moves
+
+    def _folders_under(self, folder: str) -> list[str]:
+        out = [folder]
+        for sub in self._subfolders(folder):
+            out += self._folders_under(sub)
+        return out
+
+    def _count_under(self, folder: str) -> int:
+        return sum(len(self.e.layout.memory_names(f)) for f in self._folders_under(folder))
+
+    def refile_misplaced(self, folders: set[str], sources: set[str]) -> list[tuple[str, tuple[str, str]]]:
+        """Move each memory of a folder among `sources` (the gardener's) whose folder placement or the
+        gardener chose, and which another of `folders` clearly fits better (`tree.misplaced`), there;
+        the moves: (from path, (to path, id))."""
+        rows = [r for f in sorted(folders) for r in self._rows_in(f)]
+        return [(rel, self.refile(rel, dest)) for rel, dest in sorted(tree.misplaced(rows, sources).items())]
+
+    def _subfolders(self, folder: str) -> list[str]:
+        return [f"{folder}/{n}" if folder else n for n in self.e.layout.subfolders(folder)
+                if folder or n != tree.ARCHIVE]
 
     def record_made(self, made: dict[str, str]) -> None:
         """Write which folders the gardener made ({folder: the folder it was split from}) to
@@ -197,21 +275,7 @@ class Transaction:
             self.write(GARDEN_FILE, text)
 
     def _rows_in(self, folder: str) -> list[dict]:
-        """The folder's memories as they are on disk now (new files included)."""
-        rows = []
-        for name in self.e.layout.memory_names(folder):
-            rel = f"{folder}/{name}"
-            if rel in self.known:
-                m, kws = self.known[rel]
-                rows.append({"path": rel, "id": m.id, "keywords": kws, "text": _text(m)})
-            elif self.e.layout.abs(rel).is_file():
-                try:
-                    m = self.e.read(rel)
-                except VaultError:
-                    continue
-                rows.append({"path": rel, "id": m.id, "keywords": tree.keywords(m.title, m.body, m.tags),
-                             "text": _text(m)})
-        return rows
+        return rows_in(self.e, folder, self.known)
 
     # -- finishing --------------------------------------------------------------------------------
     def finish(self) -> None:
@@ -296,6 +360,31 @@ def made_folders(e: "Engine") -> dict[str, str]:
         return {}
     return {str(k): str(v) for k, v in made.items() if isinstance(k, str) and isinstance(v, str)} \
         if isinstance(made, dict) else {}
+
+
+def rows_in(e: "Engine", folder: str, known: dict | None = None) -> list[dict]:
+    """A folder's memories as they are on disk now (`known`: files an operation wrote, parsed)."""
+    rows, known = [], known or {}
+    for name in e.layout.memory_names(folder):
+        rel = f"{folder}/{name}"
+        if rel in known:
+            m, kws = known[rel]
+            rows.append({"path": rel, "id": m.id, "keywords": kws, "text": _text(m), "movable": placed_by_gardener(m)})
+        elif e.layout.abs(rel).is_file():
+            try:
+                m = e.read(rel)
+            except VaultError:
+                continue
+            rows.append({"path": rel, "id": m.id, "keywords": tree.keywords(m.title, m.body, m.tags),
+                         "text": _text(m), "movable": placed_by_gardener(m)})
+    return rows
+
+
+def placed_by_gardener(m: Memory) -> bool:
+    """Whether placement or the gardener chose the folder a memory is in (the gardener may move it
+    again): its `placed` key names that folder. Saved with a topic it has none; moved by hand, the
+    key names another folder."""
+    return m.meta.get(notes.PLACED) == m.folder
 
 
 def _text(m: Memory) -> str:

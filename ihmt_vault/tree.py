@@ -183,7 +183,31 @@ def plan_split(rows: list, existing: set[str], branch_factor: int, min_group: in
     own = {clustering.stem(w) for part in folder.split("/") for w in tokens(part.replace("-", " "))} | set(vault_theme)
     texts = [r.get("text") or " ".join(r["keywords"]) for r in rows]
     groups, _left = clustering.plan(texts, branch_factor, _STOP, own, min_group)
-    return {name: sorted(rows[i]["path"] for i in members) for name, members in groups.items()}
+    same = {_name_key(n): n for n in sorted(existing)}   # "llms" joins an existing "llm"
+    out: dict[str, list[str]] = {}
+    for name, members in groups.items():
+        out.setdefault(same.get(_name_key(name), name), []).extend(rows[i]["path"] for i in members)
+    return {name: sorted(paths) for name, paths in out.items()}
+
+
+def _name_key(name: str) -> str:
+    return "-".join(clustering.stem(w) for w in name.split("-"))
+
+
+MARGIN = 0.1   # how much closer another folder's centre must be before the gardener re-files a memory there
+
+
+def misplaced(rows: list, sources: set[str], margin: float = MARGIN) -> dict[str, str]:
+    """{path: folder} for each movable memory (`row["movable"]`: placement or the gardener chose its
+    folder) of a folder among `sources` that another folder of `rows` clearly fits better
+    (`clustering.misfits`). Neither the inbox nor the archive is a folder to compare with."""
+    rows = [r for r in rows if folder_of(r["path"]) != INBOX and r["path"].split("/")[0] != ARCHIVE]
+    home = [folder_of(r["path"]) for r in rows]
+    movable = {i for i, r in enumerate(rows) if r.get("movable") and home[i] in sources}
+    if not movable:
+        return {}
+    texts = [r.get("text") or " ".join(r["keywords"]) for r in rows]
+    return {rows[i]["path"]: f for i, f in clustering.misfits(texts, home, movable, _STOP, margin).items()}
 
 
 # --- summaries -----------------------------------------------------------------------------------

@@ -234,3 +234,127 @@ def test_garden_never_merges_a_folder_a_person_made_however_few_memories_it_hold
     assert v.garden().moved == []
     assert [v.get(m.id).folder for m in ms] == ["docs", "docs"]
     v.close()
+
+
+def test_a_memory_saved_without_a_topic_records_the_folder_placement_chose(vault):
+    m = vault.save("Always pnpm, never npm, in the frontend repo.")
+    assert "\nplaced: inbox\n" in (vault.root / m.path).read_text()
+
+
+def test_a_memory_saved_with_a_topic_records_no_placement(vault):
+    m = vault.save("Always pnpm, never npm, in the frontend repo.", topic="frontend")
+    assert "placed:" not in (vault.root / m.path).read_text()
+
+
+_TESTS = ["pytest runs the unit tests.", "tox runs the unit tests.", "nose runs the unit tests."]
+
+
+def test_a_group_is_never_named_by_the_verb_its_members_begin_with():
+    from ihmt_vault import clustering, tree
+    texts = ["Converts Markdown files to HTML.", "Converts CSV files to JSON.", "Converts Word files to PDF."] + _TESTS
+    assert clustering.name_groups(texts, [[0, 1, 2], [3, 4, 5]], tree._STOP, set()) == ["files", "unit-tests"]
+
+
+def test_a_group_is_never_named_by_the_verb_before_an_article():
+    from ihmt_vault import clustering, tree
+    texts = ["Sphinx builds the documentation.", "MkDocs builds the site.", "pdoc builds the reference."] + _TESTS
+    assert clustering.name_groups(texts, [[0, 1, 2], [3, 4, 5]], tree._STOP, set()) == [None, "unit-tests"]
+
+
+def test_a_group_is_never_named_by_a_preposition():
+    from ihmt_vault import clustering, tree
+    texts = ["nginx runs behind the load balancer.", "The admin app sits behind a VPN.", "Grafana stays behind SSO."] + _TESTS
+    assert clustering.name_groups(texts, [[0, 1, 2], [3, 4, 5]], tree._STOP, set()) == [None, "unit-tests"]
+
+
+def test_a_memory_closer_to_another_folders_centre_by_the_margin_is_misplaced():
+    from ihmt_vault import tree
+    rows = [{"path": f"web-framework/m{i}.md", "text": t, "keywords": [], "movable": True} for i, t in enumerate(
+        ["Django is a web framework.", "Flask is a web framework.", "Bottle is a web framework.",
+         "pytest runs the unit tests quickly."])] + \
+        [{"path": f"unit-tests/m{i}.md", "text": t, "keywords": [], "movable": True} for i, t in enumerate(
+            ["tox runs the unit tests.", "nose runs the unit tests.", "Hypothesis writes unit tests quickly."])]
+    assert tree.misplaced(rows, {"web-framework", "unit-tests"}) == {"web-framework/m3.md": "unit-tests"}
+
+
+def test_a_memory_a_person_placed_is_never_misplaced():
+    from ihmt_vault import tree
+    rows = [{"path": f"web-framework/m{i}.md", "text": t, "keywords": [], "movable": i < 3} for i, t in enumerate(
+        ["Django is a web framework.", "Flask is a web framework.", "Bottle is a web framework.",
+         "pytest runs the unit tests quickly."])] + \
+        [{"path": f"unit-tests/m{i}.md", "text": t, "keywords": [], "movable": True} for i, t in enumerate(
+            ["tox runs the unit tests.", "nose runs the unit tests.", "Hypothesis writes unit tests quickly."])]
+    assert tree.misplaced(rows, {"web-framework", "unit-tests"}) == {}
+
+
+_FOUR_FRAMEWORKS_AND_TESTS = ["The web framework Django renders the admin.", "Flask is a micro web framework.",
+                              "Pyramid is a web framework for large apps.", "Bottle is a small web framework.",
+                              "pytest runs the unit tests.", "Hypothesis writes property unit tests.",
+                              "tox runs the unit tests in many environments."]
+
+
+def test_garden_refiles_a_memory_whose_text_now_fits_another_folder_it_made(tmp_path):
+    v = _vault(tmp_path, 6)
+    ms = [v.save(t) for t in _FOUR_FRAMEWORKS_AND_TESTS]
+    file = v.root / v.get(ms[1].id).path
+    file.write_text(file.read_text().replace("Flask is a micro web framework.", "Flask's unit tests run with pytest."))
+    done = v.garden()
+    assert [(m.id, m.before, m.after) for m in done.moved] == [(ms[1].id, "web-framework", "unit-tests")]
+    assert "\nplaced: unit-tests\n" in (v.root / v.get(ms[1].id).path).read_text()
+    v.close()
+
+
+def test_garden_never_refiles_a_memory_saved_with_a_topic(tmp_path):
+    v = _vault(tmp_path, 6)
+    for t in _FOUR_FRAMEWORKS_AND_TESTS:
+        v.save(t)
+    m = v.save("Flask's unit tests run with pytest.", topic="web-framework")
+    v.garden()
+    assert v.get(m.id).folder == "web-framework"
+    v.close()
+
+
+def test_garden_never_refiles_a_memory_moved_by_hand(tmp_path):
+    v = _vault(tmp_path, 6)
+    ms = [v.save(t) for t in _FOUR_FRAMEWORKS_AND_TESTS + ["nose runs the unit tests."]]
+    rel = v.get(ms[4].id).path
+    (v.root / rel).rename(v.root / "web-framework" / rel.rpartition("/")[2])
+    v.garden()
+    assert v.get(ms[4].id).folder == "web-framework"
+    v.close()
+
+
+def _hand_written(root, folder, texts, placed=True):
+    from ihmt_vault import notes
+    for t in texts:
+        fields = {"id": notes.new_id(), "title": t, "created": "2026-01-01T00:00:00Z"}
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / f"{notes.slugify(t)}.md").write_text(notes.compose({**fields, **({"placed": folder} if placed else {})}, t))
+
+
+def _oversized_top(tmp_path, placed=True):
+    import json
+    v = _vault(tmp_path, 3)
+    _hand_written(v.root, "tools/docs", ["Sphinx builds the documentation.", "MkDocs builds documentation sites.",
+                                         "pdoc writes documentation pages."], placed)
+    _hand_written(v.root, "tools/testing", ["pytest runs unit tests.", "tox runs unit tests.", "nose runs unit tests."])
+    _hand_written(v.root, "cache", ["Redis caches sessions.", "Memcached caches sessions.", "Varnish caches sessions."])
+    _hand_written(v.root, "deploy", ["Ansible deploys servers.", "Salt deploys servers.", "Fabric deploys servers."])
+    made = {"cache": "inbox", "deploy": "inbox", "tools": "inbox", "tools/docs": "tools", "tools/testing": "tools"}
+    (v.root / ".ihmt/garden.json").write_text(json.dumps({"made": made}))
+    v.reconcile()
+    return v
+
+
+def test_garden_hands_up_the_subfolders_of_a_top_folder_holding_over_a_quarter_of_the_vault(tmp_path):
+    v = _oversized_top(tmp_path)
+    v.garden()
+    assert sorted({m["path"].rpartition("/")[0] for m in v.memories()}) == ["cache", "deploy", "docs", "tools/testing"]
+    v.close()
+
+
+def test_garden_never_hands_up_a_subfolder_holding_a_memory_a_person_placed(tmp_path):
+    v = _oversized_top(tmp_path, placed=False)
+    v.garden()
+    assert sorted({m["path"].rpartition("/")[0] for m in v.memories()}) == ["cache", "deploy", "testing", "tools/docs"]
+    v.close()
