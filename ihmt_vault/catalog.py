@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections import Counter
 from pathlib import Path
 
 from .notes import Memory, digest_of
@@ -33,6 +34,9 @@ class Catalog:
         file.parent.mkdir(parents=True, exist_ok=True)
         self.file = file
         self.db = sqlite3.connect(str(file), timeout=30, isolation_level=None, check_same_thread=False)
+        self._held: Counter | None = None    # keyword → live memories holding it (`keyword_holders`)
+        self._held_n = 0
+        self._held_version = None
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
@@ -69,6 +73,8 @@ class Catalog:
     # -- writing ----------------------------------------------------------------------------------
     def upsert(self, memory: Memory, first_line: str, keywords: list[str], mtime_ns: int, size: int,
                facts: list = ()):
+        if self._held is not None:
+            self._count(memory.path, -1)
         values = {
             "path": memory.path, "id": memory.id, "folder": memory.folder, "title": memory.title,
             "type": memory.type, "status": memory.status, "date": memory.date,
@@ -83,14 +89,48 @@ class Catalog:
         self.db.execute("DELETE FROM facts WHERE path = ?", (memory.path,))
         self.db.executemany("INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?)",
                             [(memory.path, f.subject, f.attribute, f.value, *slot(f)) for f in facts])
+        if self._held is not None:
+            self._count(memory.path, +1)
 
     def delete(self, path: str):
+        if self._held is not None:
+            self._count(path, -1)
         self.db.execute("DELETE FROM memories WHERE path = ?", (path,))
         self.db.execute("DELETE FROM facts WHERE path = ?", (path,))
 
     def clear(self):
+        self.forget_counts()
         self.db.execute("DELETE FROM memories")
         self.db.execute("DELETE FROM facts")
+
+    # -- keyword counts ---------------------------------------------------------------------------
+    def keyword_holders(self) -> tuple[Counter, int]:
+        """How many live (not archived) memories hold each keyword, and how many live memories
+        there are. Read once, then kept up to date by this connection's own writes (placement asks
+        at every save: reading every row each time cost seconds at 50,000); read again when
+        another connection wrote (SQLite's data_version says so). Callers never change it."""
+        version = self.db.execute("PRAGMA data_version").fetchone()[0]
+        if self._held is None or version != self._held_version:
+            held: Counter = Counter()
+            n = 0
+            for (kws,) in self.db.execute("SELECT keywords FROM memories WHERE status != 'archived'"):
+                held.update(set(json.loads(kws) if kws else []))
+                n += 1
+            self._held, self._held_n, self._held_version = held, n, version
+        return self._held, self._held_n
+
+    def forget_counts(self) -> None:
+        self._held = None
+
+    def _count(self, path: str, sign: int) -> None:
+        row = self.db.execute("SELECT status, keywords FROM memories WHERE path = ?", (path,)).fetchone()
+        if row and row[0] != "archived":
+            kws = set(json.loads(row[1]) if row[1] else [])
+            if sign > 0:
+                self._held.update(kws)
+            else:
+                self._held.subtract(kws)
+            self._held_n += sign
 
     def dirs(self) -> dict[str, int]:
         """Every folder's modification time when the catalog last looked at it ({} = never)."""
@@ -123,7 +163,7 @@ class Catalog:
         return [(Fact(s, a, v), day, i, t, st) for s, a, v, day, i, t, st in cur]
 
     def transaction(self):
-        return _Transaction(self.db)
+        return _Transaction(self)
 
     def set_meta(self, key: str, value: str):
         self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
@@ -200,11 +240,13 @@ class Catalog:
 
 
 class _Transaction:
-    def __init__(self, db):
-        self.db = db
+    def __init__(self, catalog):
+        self.catalog = catalog
 
     def __enter__(self):
-        self.db.execute("BEGIN IMMEDIATE")
+        self.catalog.db.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type, *_):
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        self.catalog.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        if exc_type:
+            self.catalog.forget_counts()   # counted as written, then rolled back

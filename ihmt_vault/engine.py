@@ -191,7 +191,7 @@ class Engine:
     def placer(self) -> tree.Placer:
         """Placement of new memories by descending the tree (one per transaction)."""
         return tree.Placer(self.layout.subfolders, self.folder_info, self.config.branch_factor, self.config.max_depth,
-                           lambda: [r.keywords for r in self.catalog.all() if r.status != "archived"])
+                           self.catalog.keyword_holders)
 
     # -- the caches -------------------------------------------------------------------------------
     def refresh(self, force: bool = False) -> None:

@@ -71,7 +71,8 @@ def garden(e: Engine, dry_run: bool = False, source: str | None = None) -> Garde
     if dry_run:
         moves = [Moved(m.id, m.title, tree.folder_of(rel), folder) for rel, folder in refile_plan(e)
                  for m in [e.read(rel)]]
-        vault_theme = tree.theme([r.keywords for r in e.catalog.all() if r.status != "archived"], e.config.branch_factor)
+        held, n = e.catalog.keyword_holders()
+        vault_theme = tree.theme(tree.stem_counts(held), n, e.config.branch_factor)
         for folder in crowded(e):
             rows = [{"path": f"{folder}/{n}", "text": e.read(f"{folder}/{n}").body, "keywords": []}
                     for n in e.layout.memory_names(folder)]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -185,9 +186,13 @@ class Transaction:
         moved: dict[str, list[str]] = {}
         cfg = self.e.config
         queue = sorted(folders)
-        kws = {r.id: r.keywords for r in self.e.catalog.all() if r.status != "archived"} if queue else {}
-        kws.update({m.id: k for m, k in self.known.values()})
-        vault_theme = tree.theme(kws.values(), cfg.branch_factor)
+        vault_theme: set[str] = set()
+        live = 0
+        if queue:   # what this operation wrote is not in the catalog yet: counted on top of it
+            held, n = self.e.catalog.keyword_holders()
+            held = held + Counter(w for _m, k in self.known.values() for w in set(k))
+            live = n + len(self.known)
+            vault_theme = tree.theme(tree.stem_counts(held), live, cfg.branch_factor)
         made: dict[str, str] = {}
         split: set[str] = set()
         while queue:
@@ -214,7 +219,7 @@ class Transaction:
                 near |= {folder, *self._subfolders(folder), *self._subfolders(parent)}
             refiled = self.refile_misplaced(near, set(made_folders(self.e)))
             tops = {f.split("/")[0] for f in split | set(made)} - {tree.INBOX}
-            refiled += self.promote_oversized(tops, len(kws))
+            refiled += self.promote_oversized(tops, live)
             for rel, (_dest, id_) in refiled:
                 moved.setdefault(tree.folder_of(rel), []).append(id_)
         return moved

@@ -158,15 +158,19 @@ def placement_score(memory_keywords: list[str], folder: FolderInfo) -> float:
 
 
 # --- splits --------------------------------------------------------------------------------------
-def theme(keyword_lists, branch_factor: int) -> set[str]:
-    """The vault's theme: keywords (plural folded) more than a quarter of its memories hold (the
-    vault counted as at least 4 branch factors of memories). Such a word names no subtopic: a
-    folder named by it would draw in a quarter of the vault and tell nothing apart."""
-    held: Counter = Counter()
-    n = 0
-    for kws in keyword_lists:
-        held.update({clustering.stem(w) for w in kws})
-        n += 1
+def stem_counts(held: Counter) -> Counter:
+    """Keyword counts folded to their stems (plurals with their singular)."""
+    out: Counter = Counter()
+    for w, k in held.items():
+        if k > 0:
+            out[clustering.stem(w)] += k
+    return out
+
+
+def theme(held: Counter, n: int, branch_factor: int) -> set[str]:
+    """The vault's theme: stems more than a quarter of its `n` memories hold (`held`: stem → how
+    many; the vault counted as at least 4 branch factors of memories). Such a word names no
+    subtopic: a folder named by it would draw in a quarter of the vault and tell nothing apart."""
     n = max(n, 4 * branch_factor)
     return {w for w, k in held.items() if 4 * k > n}
 
@@ -335,9 +339,10 @@ class Placer:
     """
 
     def __init__(self, subfolders: Callable[[str], list[str]], folder_info: Callable[[str], "FolderInfo | None"],
-                 branch_factor: int, max_depth: int, vault_keywords: Callable[[], list[list[str]]] = list):
+                 branch_factor: int, max_depth: int,
+                 holders: Callable[[], tuple[Counter, int]] = lambda: (Counter(), 0)):
         self.subfolders = subfolders
-        self.vault_keywords = vault_keywords   # every memory's keywords, read once when first needed
+        self.holders = holders                  # (keyword → memories holding it, memories), read when first needed
         self.held: Counter | None = None        # stem → how many of the vault's memories hold it
         self.memories = 0
         self.folder_info = folder_info
@@ -369,10 +374,8 @@ class Placer:
 
     def _load_held(self) -> Counter:
         if self.held is None:
-            self.held = Counter()
-            for kws in self.vault_keywords():
-                self.held.update({clustering.stem(w) for w in kws})
-                self.memories += 1
+            raw, self.memories = self.holders()
+            self.held = stem_counts(raw)
         return self.held
 
     def commonness(self, word: str) -> float:

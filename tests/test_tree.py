@@ -168,9 +168,12 @@ def test_a_description_holding_a_secret_is_refused(vault):
 
 
 def _placer(keyword_lists):
+    from collections import Counter
+
     from ihmt_vault import tree
     info = {"python": tree.FolderInfo("python", "Python", 10, ["python", "parser"])}
-    return tree.Placer(lambda f: ["python"] if not f else [], info.get, 16, 3, lambda: keyword_lists)
+    held = Counter(w for kws in keyword_lists for w in set(kws))
+    return tree.Placer(lambda f: ["python"] if not f else [], info.get, 16, 3, lambda: (held, len(keyword_lists)))
 
 
 def test_a_folder_name_word_few_of_the_vaults_memories_hold_is_strong_evidence():
@@ -184,9 +187,11 @@ def test_a_folder_name_word_half_the_vaults_memories_hold_is_weak_evidence():
 
 
 def test_the_vault_theme_is_the_keywords_more_than_a_quarter_of_its_memories_hold():
+    from collections import Counter
+
     from ihmt_vault import tree
-    vault = [["pythons", "web"]] * 10 + [["pythons"]] * 10 + [["cache"]] * 12 + [["redis"]] * 32
-    assert tree.theme(vault, 16) == {"python", "redis"}
+    held = Counter({"pythons": 20, "web": 10, "cache": 12, "redis": 32})    # of 64 memories
+    assert tree.theme(tree.stem_counts(held), 64, 16) == {"python", "redis"}
 
 
 def test_a_crowded_folder_splits_into_subtopics_never_named_by_the_vault_theme():
