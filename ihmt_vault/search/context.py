@@ -7,31 +7,30 @@ the memory saved just before and the one just after, in the same folder, within 
 and a neighbour the words alone did not find comes along as a candidate ("context"), answering
 what its neighbour matched. Save order is `created`, then the id (ids are time-ordered).
 
-Neighbours are found in the index's sorted `order` terms ("folder, created, id"), a few terms
-read per hit, so the cost does not grow with the vault.
+Neighbours are found in the index's sorted `order` terms ("folder, created, id"): a folder's
+terms are read once per segment and kept (`folder_terms`), so the cost does not grow with the vault.
 """
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import functools
+from collections import OrderedDict
 
 from .candidates import Candidate
 from .documents import ORDER_SEP as SEP, is_archived, order_key, saved_at, stamp
-from .postings import stored
+from .postings import docs, stored
 from .scoring import OUTDATED_FACTOR, Scored, as_of_view
 
 SITTING = dt.timedelta(minutes=30)   # two saves further apart than this are not one conversation
 TOP = 5                              # the best hits whose neighbours are looked at
-LIMIT = 400                          # memories read around them, at most
+FOLDER_LIMIT = 5000                  # a folder's saves kept per segment, at most
 
 
 def neighbours(s, items: list[Scored], top: int = TOP) -> dict[int, list[int]]:
-    """The neighbours (document numbers) of each of the first `top` items, by the item's position.
-
-    The `order` terms sort as the memories were saved, folder by folder: a memory's neighbours are
-    the terms just before and after its own, walked in the index's term list from `SITTING`
-    before it (at most `LIMIT` terms)."""
-    reader = s.reader()
+    """The neighbours (document numbers) of each of the first `top` items, by the item's position:
+    the live memories saved just before and just after it in its folder, within `SITTING` (the
+    `order` terms sort as the memories were saved, folder by folder)."""
     out: dict[int, list[int]] = {}
     for i, x in enumerate(items[:top]):
         key = order_key(x.data.get("folder") or "", x.data.get("created"), x.data.get("id") or "")
@@ -39,30 +38,63 @@ def neighbours(s, items: list[Scored], top: int = TOP) -> dict[int, list[int]]:
         if t is None:
             continue
         folder = key.split(SEP)[0] + SEP
-        lo, hi = folder + stamp(t - SITTING), folder + stamp(t + SITTING) + SEP + "\uffff"
-        earlier: list[str] = []
-        after = None
-        seen_self = False
-        for n, (field, raw) in enumerate(reader.terms_from("order", lo)):
-            term = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-            if field != "order" or term > hi or n > LIMIT:   # the walk goes on into the next field
-                break
-            if term == key:
-                seen_self = True
-            elif not seen_self:
-                earlier.append(term)
-            elif (after := _live(reader, term)) is not None:
-                break
-        if seen_self:
-            # a deleted memory's term stays until its segment is merged: it has no live document
-            before = next((d for d in map(functools.partial(_live, reader), reversed(earlier)) if d is not None), None)
-            out[i] = [d for d in (before, after) if d is not None]
+        found = _walk(s, folder, folder + stamp(t - SITTING), key, folder + stamp(t + SITTING) + SEP + "\uffff")
+        if found is not None:
+            out[i] = [d for d in found if d is not None]
     return out
 
 
-def _live(reader, term: str) -> int | None:
-    m = reader.postings("order", term)
-    return m.id() if m.is_active() else None
+def _walk(s, folder: str, lo: str, key: str, hi: str) -> tuple[int | None, int | None] | None:
+    """(the last live document before `key`, the first live one after it) among the `order` terms
+    from `lo` to `hi`; None when `key` is not among them."""
+    earlier: list[str] = []
+    later: list[str] = []
+    seen_self = False
+    for leaf, _offset in s.leaf_searchers():
+        terms = folder_terms(leaf.reader(), folder)
+        start, own = bisect.bisect_left(terms, lo), bisect.bisect_left(terms, key)
+        earlier += terms[start:own]
+        if own < len(terms) and terms[own] == key:
+            seen_self = True
+            own += 1
+        for term in terms[own:]:
+            if term > hi:
+                break
+            if _live(s, term) is not None:
+                later.append(term)
+                break
+    if not seen_self:
+        return None
+    # a deleted memory's term stays until its segment is merged: it has no live document
+    before = next((d for d in map(functools.partial(_live, s), sorted(earlier, reverse=True)) if d is not None), None)
+    return before, (_live(s, min(later)) if later else None)
+
+
+_FOLDER_TERMS: "OrderedDict[tuple[str, str], list[str]]" = OrderedDict()
+
+
+def folder_terms(reader, folder: str) -> list[str]:
+    """A segment's `order` terms of one folder, sorted, read once (a segment never changes; each
+    term read from Whoosh costs a file read, and the walks around top hits ask the same folders).
+    At most `FOLDER_LIMIT` per segment and folder (a bigger folder's first ones: past them, no
+    neighbours)."""
+    key = (reader.segment().segment_id(), folder)
+    terms = _FOLDER_TERMS.get(key)
+    if terms is None:
+        terms = []
+        for n, (field, raw) in enumerate(reader.terms_from("order", folder)):
+            term = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+            if field != "order" or not term.startswith(folder) or n >= FOLDER_LIMIT:
+                break
+            terms.append(term)
+        _FOLDER_TERMS[key] = terms
+        while len(_FOLDER_TERMS) > 4096:
+            _FOLDER_TERMS.popitem(last=False)
+    return terms
+
+
+def _live(s, term: str) -> int | None:
+    return next(iter(docs(s, "order", term)), None)
 
 
 def with_context(s, items: list[Scored], share: float, scopes: tuple[str, ...], as_of: str | None = None,

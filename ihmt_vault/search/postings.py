@@ -74,6 +74,12 @@ def search(s, q, limit: int, mask=None, k1: float = 1.2, b: dict[str, float] | N
     return Hits(Hit(d, sc) for d, sc in top)
 
 
+def docs(s, field: str, text: str) -> dict[int, float]:
+    """The live documents holding a term, with its weight (a term's postings, kept as searches keep them)."""
+    with _lock:
+        return _Evaluator(s, 1.2, {}, 0.75).term(field, text)
+
+
 def memory_df(s, term: str) -> int:
     """How many memories hold a term (in the title or the body), remembered per searcher: a long
     query and the coverage of its candidates ask it of the same terms many times."""
