@@ -8,8 +8,10 @@ term's postings are read once into a dict and the query is evaluated with dict o
 Invariants:
 - Same results as `Searcher.search(q, limit, mask)`: BM25F as `matching.weighting()` scores it
   (Whoosh's quantised field lengths, its idf, term boosts), Or and And add their children's
-  scores, DisjunctionMax takes the best, ConstantScoreQuery gives its constant; ties by document
-  number. Any other query type is handed to Whoosh unchanged (`Unsupported`).
+  scores, DisjunctionMax takes the best of its parts for each document (Whoosh's matcher takes
+  another document's score when both parts are active, a bug not copied), ConstantScoreQuery
+  gives its constant; ties by document number. Any other query type is handed to Whoosh
+  unchanged (`Unsupported`).
 - A segment's documents never change, only its deletions grow: field lengths are kept per
   segment, postings per segment and deletion count, so a cache is never stale.
 - Bounded: at most `MAX_POSTINGS` postings and `MAX_STORED` documents' stored fields cached in
@@ -27,14 +29,14 @@ from dataclasses import dataclass
 from whoosh.query import And, ConstantScoreQuery, DisjunctionMax, Or, Term
 
 MAX_POSTINGS = 2_000_000
+MAX_STORED = 50_000
+TERMS_PER_SEARCHER = 512
 _postings: "OrderedDict[tuple, dict[int, int | float]]" = OrderedDict()   # (segment, dels, field, term) → {doc: tf}
+_held = [0]                                                               # postings in `_postings`
 _lengths: "OrderedDict[tuple, dict[int, int]]" = OrderedDict()            # (segment, field) → {doc: length}
 _stored: "OrderedDict[tuple, dict]" = OrderedDict()                      # (segment, doc) → stored fields
 _terms: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()       # searcher → {(field, term, k1, b): scores}
-TERMS_PER_SEARCHER = 512
 _df: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()          # searcher → {term: memories holding it}
-_held = [0]
-MAX_STORED = 50_000
 _lock = threading.Lock()   # the caches are shared by every vault a process has open
 
 
