@@ -45,7 +45,14 @@ def facts(e: Engine, subject: str | None = None, at: str | None = None) -> list[
     e.refresh()
     day = check_date(at, "--at ") if at else None
     where, args = ("WHERE f.slot_subject = ?", (timeline.norm(subject),)) if subject else ("", ())
-    return timeline.build(e.catalog.facts(where, args), at=day)
+    lines = timeline.build(e.catalog.facts(where, args), at=day)
+    for line in lines:   # a value whose memory was outdated held until the correction became true
+        last = line.entries[-1] if line.entries else None
+        if last is not None and last.outdated and last.valid_to is None and day is None:
+            by = [i for r in e.catalog.by_id(last.memory_id) for i in r.superseded_by or []]
+            ends = [r.date or (r.created or "")[:10] for i in by for r in e.catalog.by_id(i)]
+            last.valid_to = min((d for d in ends if d), default=None)
+    return lines
 
 
 def conflicts(e: Engine) -> list[timeline.Timeline]:

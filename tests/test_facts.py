@@ -54,6 +54,13 @@ def test_now_uses_outdates_the_subjects_one_other_value(vault):
     assert [t.entries[0].value for t in vault.conflicts()] == ["pnpm"]
 
 
+def test_a_value_a_change_ended_holds_until_the_change(vault):
+    vault.save("The frontend uses pnpm, never npm.", topic="work", date="2026-01-10")
+    vault.save("The frontend switched from pnpm to bun.", topic="work", date="2026-03-01")
+    [ended] = [t for t in vault.facts(subject="frontend") if t.current is None]
+    assert [(e.value, e.valid_from, e.valid_to) for e in ended.entries] == [("pnpm", "2026-01-10", "2026-03-01")]
+
+
 def test_now_uses_with_several_other_values_only_tells_which_may_be_superseded(vault):
     fastapi = vault.save("The backend uses FastAPI.", topic="work", date="2026-01-10")
     redis = vault.save("The backend uses Redis for queues.", topic="work", date="2026-01-11")
