@@ -25,7 +25,8 @@ How a query is answered (`index.py` puts the stages together):
    `TITLE_BOOST` times the body), never pruned; the memories in the date range the query names;
    a level-wise descent from the root (or `under`): the child folders are ranked by their summaries
    (every summary scored by one query) and a beam of `BEAM` is kept per level; with a clue, what
-   matches both. A query makes three `Searcher.search` calls (more with a date or a clue).
+   matches both. A query evaluates three such rankings (more with a date or a clue), over postings
+   kept in memory per segment (`postings.py`), not through Whoosh's matchers.
 3. Score (`scoring.py`): text score × folder affinity (`FOLDER_WEIGHT`) × date (`DATE_WEIGHT`) ×
    clue; outdated memories × `OUTDATED_FACTOR` and never above their correction, with a notice.
    Context (`context.py`): the best five hits lend `context` (0.5) of their score to the

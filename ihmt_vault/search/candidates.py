@@ -1,6 +1,6 @@
 """Gathering the memories that may answer a query (the first of three stages: gather, score, decide).
 
-Four sources, each a bounded Whoosh query, so the work per query does not grow with the vault:
+Four sources, each a query keeping a bounded number of hits (evaluated by `postings.py`):
 
 1. a flat ranking over all memories, never pruned;
 2. the memories in the date range the question names (lifted later), and those of that time that
@@ -127,8 +127,8 @@ def descend(s, q, memory_q, scopes, start: str, cand: dict[int, Candidate],
     down; then read the memories of every folder reached with one query.
 
     A summary's score does not depend on which other summaries are asked, so every summary under
-    `start` is scored by one query and the level-by-level beam walks those scores: two
-    `Searcher.search` calls whatever the depth (one per level before)."""
+    `start` is scored by one query and the level-by-level beam walks those scores: two queries
+    whatever the depth (one per level before)."""
     sum_scopes = {"mem": "sum", "arc": "arcsum"}
     kinds = tuple(sum_scopes[x] for x in scopes)
     folder_score: dict[str, float] = {}
