@@ -105,9 +105,9 @@ def with_context(s, items: list[Scored], share: float, scopes: tuple[str, ...], 
         return items
     by_doc = {x.docnum: x for x in items}
     lent: dict[int, tuple[float, Scored]] = {}
-    for i, docs in neighbours(s, items, top).items():
+    for i, near in neighbours(s, items, top).items():
         x = items[i]
-        for d in docs:
+        for d in near:
             if d not in lent or lent[d][0] < share * x.score:
                 lent[d] = (share * x.score, x)
     out = list(items)
