@@ -64,16 +64,11 @@ def build(args) -> None:
     """After the saves, the vault is copied and the copy rebuilt; the queries are then asked of
     both in turn, so a busy machine slows both alike (the ratio is the figure)."""
     import shutil
-    from scale import SAVE_TEXTS
+    from scale import single_saves
     root = Path(tempfile.mkdtemp(prefix="latency-")) / "v"
     v = Vault.init(root)
     v.save_many(memories(args.build), source="bench")
-    lat = []
-    for i in range(args.saves):
-        t = time.perf_counter()
-        v.save(SAVE_TEXTS[i % len(SAVE_TEXTS)].format(i=i), source="bench",
-               topic=["work/infrastructure/ci", None, "personal/recetas", None][i % 4])
-        lat.append((time.perf_counter() - t) * 1000)
+    lat = single_saves(v, args.saves)
     print(f"{args.build} memories, {args.saves} single saves: save p50 {statistics.median(lat):.1f} ms, "
           f"p90 {sorted(lat)[int(len(lat) * 0.9)]:.1f} ms")
     v.close()
