@@ -74,8 +74,7 @@ def garden(e: Engine, dry_run: bool = False, source: str | None = None) -> Garde
         held, n = e.catalog.keyword_holders()
         vault_theme = tree.theme(tree.stem_counts(held), n, e.config.branch_factor)
         for folder in crowded(e):
-            rows = [{"path": f"{folder}/{n}", "text": e.read(f"{folder}/{n}").body, "keywords": []}
-                    for n in e.layout.memory_names(folder)]
+            rows = rows_in(e, folder)   # as the split itself reads them
             for name, paths in tree.plan_split(rows, set(e.layout.subfolders(folder)), e.config.branch_factor,
                                               vault_theme=vault_theme).items():
                 for rel in paths:
