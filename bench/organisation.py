@@ -6,9 +6,9 @@
 
 Every entry of `/work/shared/data/org-dev/awesome-python.jsonl` is saved into a fresh vault with no
 topic and no title, either in one `save_many` batch or one `save` at a time in a random order
-(seed 7). The folder each memory ends up in (its leaf) is compared with the entry's `label` (the
-section, "Group/Section") and with its group: purity, inverse purity, F-measure and NMI, beside a
-plain TF-IDF + k-means (k-means++, 5 restarts, lower-cased words, l2-normalised, smooth idf — what
+(`--seeds`, 7, 8 and 9 by default: each order grows another tree, so their mean is reported too).
+The folder each memory ends up in (its leaf) is compared with the entry's `label` (the section,
+"Group/Section") and with its group: purity, inverse purity, F-measure and NMI, beside a plain TF-IDF + k-means (k-means++, 5 restarts, lower-cased words, l2-normalised, smooth idf — what
 scikit-learn's defaults compute) with the same number of clusters as the tree has leaf folders,
 computed in the same run, and the one-folder clustering. Shape and naming: share of one-word folder
 names, folders named by a stop or filler word, share of folder names matching as a word (plural
@@ -143,9 +143,12 @@ def kmeans(vecs: list[dict[str, float]], k: int, seed: int = 0, restarts: int = 
 # --- the tree's shape and names ------------------------------------------------------------------
 def stem(w: str) -> str:
     w = w.lower()
-    for suffix in ("ies", "es", "s"):
-        if w.endswith(suffix) and len(w) > len(suffix) + 2:
-            return w[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    if w.endswith("ies") and len(w) > 5:
+        return w[:-3] + "y"
+    if w.endswith(("sses", "xes", "zes", "ches", "shes")) and len(w) > 5:   # classes, boxes, matches
+        return w[:-2]
+    if w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3:   # games, queues; not class, status
+        return w[:-1]
     return w
 
 
@@ -207,7 +210,7 @@ def run(rows: list[dict], mode: str, seed: int) -> dict:
         got = [v.get(i) for i in ids]
         folders = [m.folder for m in got]
         bf = v.engine.config.branch_factor if hasattr(v, "engine") else 16
-        out = {"mode": mode, "seconds": round(seconds, 1)}
+        out = {"mode": mode, "seed": seed, "seconds": round(seconds, 1)}
         out["shape"] = shape(v, folders, [r["label"] for r in rows], [m.title for m in got], bf)
         v.close()
     labels = [r["label"] for r in rows]
@@ -224,13 +227,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--mode", choices=["batch", "one-by-one", "both"], default="both")
-    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--seeds", default="7,8,9", help="the random orders of the one-by-one saves (comma-separated)")
     a = ap.parse_args()
     rows = load(a.data)
-    results = [run(rows, m, a.seed) for m in (["batch", "one-by-one"] if a.mode == "both" else [a.mode])]
+    seeds = [int(x) for x in a.seeds.split(",")]
+    modes = ["batch", "one-by-one"] if a.mode == "both" else [a.mode]
+    results = [run(rows, m, seed) for m in modes for seed in ([seeds[0]] if m == "batch" else seeds)]
     for r in results:
         s, t, km = r["shape"], r["tree"]["section"], r["kmeans"]["section"]
-        print(f"== {r['mode']} ({len(rows)} memories, {r['seconds']} s)")
+        print(f"== {r['mode']} (order {r['seed']}; {len(rows)} memories, {r['seconds']} s)" if r["mode"] != "batch"
+              else f"== batch ({len(rows)} memories, {r['seconds']} s)")
         print(f"  tree   section F {t['f']} purity {t['purity']} inv {t['inverse_purity']} NMI {t['nmi']}"
               f" | group F {r['tree']['group']['f']} purity {r['tree']['group']['purity']}")
         print(f"  kmeans section F {km['f']} purity {km['purity']} inv {km['inverse_purity']} NMI {km['nmi']}"
@@ -242,6 +248,14 @@ def main():
         print(f"  largest folder {s['largest_folder']}, over 3x bf {s['over_3x_branch_factor']}, largest top "
               f"{s['largest_top']} {s['largest_top_share']}, titles ending … {s['titles_ending_ellipsis']}")
         print(f"  names: {', '.join(s['names'])}")
+    obo = [r for r in results if r["mode"] == "one-by-one"]
+    if len(obo) > 1:   # one order is one draw: the tree grows differently in each, so the mean is the figure
+        def mean(get):
+            return round(sum(get(r) for r in obo) / len(obo), 3)
+        print(f"== one-by-one, mean of {len(obo)} orders: tree F {mean(lambda r: r['tree']['section']['f'])} purity "
+              f"{mean(lambda r: r['tree']['section']['purity'])} | kmeans F {mean(lambda r: r['kmeans']['section']['f'])}"
+              f" purity {mean(lambda r: r['kmeans']['section']['purity'])} | names matching section "
+              f"{mean(lambda r: r['shape']['names_matching_section'])} (leaves)")
     out = ROOT / "bench/results"
     out.mkdir(parents=True, exist_ok=True)
     (out / "organisation.json").write_text(json.dumps(results, indent=1, ensure_ascii=False))
