@@ -46,7 +46,11 @@ behind beyond toward towards onto inside outside throughout beside besides near 
 whatever whichever modern advanced robust flexible lightweight extensible comprehensive efficient elegant
 minimal complete general generic standard common basic popular beautiful friendly reliable tiny fully highly
 easily mostly entirely
+unless otherwise whenever wherever hence therefore thereby whereas
+true false null none nil undefined
 """.split())
+# Nouns that end like an adverb ("-ly"): everything else of that shape says how, not what.
+_LY_NOUNS = frozenset("assembly anomaly family supply reply butterfly monopoly rally ally italy july poly".split())
 _WORD = re.compile(r"[^\W\d_][\w'+#.-]*[\w+#]|[^\W\d_]|\d+[a-z]\w*", re.UNICODE)
 
 
@@ -61,7 +65,14 @@ def stem(word: str) -> str:
 
 def is_filler(word: str, stop: frozenset[str]) -> bool:
     return (word in FILLER or word in stop or stem(word) in FILLER or len(word) < 3 and not word.isupper()
-            or word.isdigit() or looks_like_credential(word))
+            or word.isdigit() or len(word) > 5 and word.endswith("ly") and word not in _LY_NOUNS
+            or looks_like_credential(word))
+
+
+def nameable(surface: str) -> bool:
+    """Whether a phrase can name a folder: not an identifier or a file name out of code
+    ('airtable_base_id', 'vitest.config.mts'), which is evidence of a topic but not its name."""
+    return "_" not in surface and "." not in surface.strip(".")
 
 
 def runs(text: str, stop: frozenset[str]) -> list[list[str]]:
@@ -189,10 +200,12 @@ def kmeans(vecs: list[dict[str, float]], k: int, seed: int = 13, restarts: int =
     return best
 
 
-def name_groups(texts: list[str], groups: list[list[int]], stop: frozenset[str], avoid: set[str]) -> list[str | None]:
+def name_groups(texts: list[str], groups: list[list[int]], stop: frozenset[str], avoid: set[str],
+                theme: float = 2 / 3) -> list[str | None]:
     """A readable name for each group (None: its members share no distinctive phrase): the phrase
     scoring best on coverage (how many members hold it, weighted by how noun-like its place in each
-    is) times distinctiveness (how many of its holders in the folder are members)."""
+    is) times distinctiveness (how many of its holders in the folder are members). A phrase more
+    than `theme` of all the texts hold is the folder's own theme, naming none of its groups."""
     held = [phrases(t, stop) for t in texts]
     df = Counter(k for h in held for k in h)
     names: list[str | None] = []
@@ -201,19 +214,19 @@ def name_groups(texts: list[str], groups: list[list[int]], stop: frozenset[str],
         inside = Counter(k for i in members for k in held[i])
         scored = []
         for key, a in inside.items():
-            if a < 2 or any(p in avoid for p in re.split(r"[ -]", key)):
+            if a < 2 or any(p in avoid for p in re.split(r"[ -]", key)) or not nameable(key):
                 continue
             precision = a / df[key]
-            if precision < 0.4 or df[key] > 2 * len(texts) / 3:   # the folder's own theme names no subtopic
+            if precision < 0.4 or df[key] > theme * len(texts):
                 continue
             nounish = sum(held[i][key][1] for i in members if key in held[i]) / a
             if nounish < 0.5:   # mostly a verb before an article, or a participle: not what they are about
                 continue
-            coverage = a / len(members)
-            scored.append((coverage * precision * nounish * (1.3 if " " in key else 1.0), a, key))
+            coverage = a / len(members)   # squared: a folder is named by what most of its members are
+            scored.append((coverage ** 2 * precision * nounish * (1.3 if " " in key else 1.0), a, key))
         scored.sort(key=lambda s: (-s[0], -s[1], s[2]))
         surface = None
-        for _, _, key in scored:
+        for _, _, key in _longer_first(scored, inside):
             forms = Counter(held[i][key][0] for i in members if key in held[i])
             slug = slugify(forms.most_common(1)[0][0], 40)
             if slug not in taken and key not in taken:   # "llm" and "llms" are one name
@@ -226,20 +239,78 @@ def name_groups(texts: list[str], groups: list[list[int]], stop: frozenset[str],
     return names
 
 
+def _longer_first(scored: list[tuple[float, int, str]], inside: Counter) -> list[tuple[float, int, str]]:
+    """`scored` with each single word preceded by the best pair holding it that most of its holders
+    share ("machine learning" before "machine"): the longer phrase says more, for nearly the same members."""
+    pairs = [s for s in scored if " " in s[2]]
+    out, seen = [], set()
+    for s in scored:
+        if " " not in s[2]:
+            for p in pairs:
+                if s[2] in p[2].split() and 3 * inside[p[2]] >= 2 * inside[s[2]] and p[2] not in seen:
+                    out.append(p)
+                    seen.add(p[2])
+                    break
+        if s[2] not in seen:
+            out.append(s)
+            seen.add(s[2])
+    return out
+
+
+def holders(texts: list[str], name: str, stop: frozenset[str]) -> int:
+    """How many of the texts hold a folder name ('web-framework': the pair "web framework" or the
+    hyphenated word)."""
+    keys = {" ".join(stem(w) for w in name.split("-")), stem(name)}
+    return sum(bool(keys & phrases(t, stop).keys()) for t in texts)
+
+
+COHERENT = 1 / 3   # a subtopic whose name fewer of its members hold is clustered again with what is left
+ROUNDS = 3
+
+
 def plan(texts: list[str], branch_factor: int, stop: frozenset[str], avoid: set[str] = frozenset(),
          min_group: int = 3) -> tuple[dict[str, list[int]], list[int]]:
     """Subtopics for a crowded folder's memories: ({name: member positions}, positions left where
-    they are). About half a branch factor a subtopic; a subtopic too small joins the nearest."""
+    they are). About half a branch factor a subtopic; a subtopic too small joins the nearest.
+
+    Peeled in rounds: a subtopic whose name at least a third of its members hold is kept, and the
+    rest is clustered again, so that memories k-means lumped together for sharing little with
+    anything (its catch-all cluster) are not filed under one weak name. The last round keeps every
+    named subtopic; two rounds' subtopics of one name are one."""
     n = len(texts)
     if n <= min_group:
         return {}, list(range(n))
-    k = min(branch_factor, max(2, round(n / max(3, branch_factor * 0.5))))
     vecs = vectors(texts, stop)
-    assign = kmeans(vecs, k)
-    groups = [[i for i, a in enumerate(assign) if a == j] for j in range(max(assign) + 1)]
+    out: dict[str, list[int]] = {}
+    rest = list(range(n))
+    for round_ in range(ROUNDS):
+        groups, left = _cluster(texts, vecs, rest, branch_factor, stop, avoid, min_group)
+        weak = {name for name, g in groups.items() if COHERENT * len(g) > holders([texts[i] for i in g], name, stop)}
+        if (round_ == ROUNDS - 1 or weak == set(groups)
+                or len(left) + sum(len(groups[name]) for name in weak) <= branch_factor):
+            weak = set()   # nothing left worth another round: every named subtopic is kept
+        for name, g in groups.items():
+            if name not in weak:
+                out.setdefault(name, []).extend(g)
+        rest = sorted(left + [i for name in weak for i in groups[name]])
+        if not weak:
+            break
+    return {name: sorted(g) for name, g in out.items() if len(g) < n}, sorted(set(rest) | {
+        i for g in out.values() if len(g) >= n for i in g})
+
+
+def _cluster(texts: list[str], vecs: list[dict[str, float]], rest: list[int], branch_factor: int,
+             stop: frozenset[str], avoid: set[str], min_group: int) -> tuple[dict[str, list[int]], list[int]]:
+    """One round of `plan` over the positions `rest`: k-means, small groups joined to the nearest,
+    each group named."""
+    if len(rest) <= min_group:
+        return {}, list(rest)
+    k = min(branch_factor, max(2, round(len(rest) / max(3, branch_factor * 0.5))))
+    assign = kmeans([vecs[i] for i in rest], k)
+    groups = [[rest[p] for p, a in enumerate(assign) if a == j] for j in range(max(assign) + 1)]
     big = [g for g in groups if len(g) >= min_group]
     if not big:
-        return {}, list(range(n))
+        return {}, list(rest)
     centres = []
     for g in big:
         c: Counter = Counter()
@@ -261,14 +332,13 @@ def plan(texts: list[str], branch_factor: int, stop: frozenset[str], avoid: set[
         big[j] = keep
     left += [i for g in big if len(g) < min_group for i in g]
     big = [g for g in big if len(g) >= min_group]
-    names = name_groups(texts, big, stop, avoid)
     out = {}
-    for name, g in zip(names, big):
-        if name and len(g) < n:
-            out[name] = sorted(g)
+    for name, g in zip(name_groups(texts, big, stop, avoid), big):
+        if name:
+            out[name] = g
         else:
             left += g
-    return out, sorted(left)
+    return out, left
 
 
 def misfits(texts: list[str], home: list[str], movable: set[int], stop: frozenset[str], margin: float = 0.1,

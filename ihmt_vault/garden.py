@@ -1,13 +1,15 @@
 """The gardener: re-files what sits in the inbox once a topic fits it, splits crowded folders
 into subtopics (`clustering.py`: lexical TF-IDF + spherical k-means, each subtopic named by a phrase
-its members share, at least 3 memories each), re-files a misplaced memory of a folder it made into the
-folder it clearly fits better (`tree.misplaced`), hands up to the top the subfolders of a top folder
-it made that holds over a quarter of the vault, and merges a folder it made (`.ihmt/garden.json`)
-that is left with one or two memories and no subfolder back into the folder it was split from. A
-folder a person made is never merged nor renamed, and a memory a person placed (saved with a topic,
-or moved by hand: `transaction.placed_by_gardener`) is never re-filed. Ids are kept; one `move`
-commit whose body lists what moved. `--dry-run` says what the first pass would move (promotions to
-the top aside) and changes nothing.
+its members share, at least 3 memories each), re-files a memory of a folder it made into the
+folder it clearly fits better (`tree.misplaced`), hands up to the top the subfolders of a
+top folder it made that holds over a quarter of the vault, renames a folder it made whose memories
+no longer hold its name (named on its first few memories, it drifted as placement filed more in:
+`transaction.rename_plan`), and merges a folder it made (`.ihmt/garden.json`) that is left with one
+or two memories and no subfolder back into the folder it was split from. A folder a person made is
+never merged nor renamed, nor one someone described renamed, and a memory a person placed (saved
+with a topic, or moved by hand: `transaction.placed_by_gardener`) is never re-filed. Ids are kept;
+one `move` commit whose body lists what moved. `--dry-run` says what the first pass would move
+(promotions to the top aside) and changes nothing.
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from .engine import Engine
 from .errors import BadInput, NotFound, SecretRefused, VaultError
 from .sensitive import find_secret
 from .results import GardenReport, Moved
-from .transaction import made_folders, rows_in
+from .transaction import made_folders, rename_plan, rows_in
 
 LEFT = 2   # a folder the gardener made holding this many memories or fewer goes back where it came from
 
@@ -60,6 +62,11 @@ def refile_plan(e: Engine) -> list[tuple[str, str]]:
     return out
 
 
+def vault_theme(e: Engine) -> set[str]:
+    held, n = e.catalog.keyword_holders()
+    return tree.theme(tree.stem_counts(held), n, e.config.branch_factor)
+
+
 def topic_folders(e: Engine) -> set[str]:
     """Every folder holding memories, the inbox and the archive aside."""
     return {f for f in e.layout.all_folders() if f and f.split("/")[0] not in (tree.ARCHIVE, tree.INBOX)}
@@ -71,18 +78,20 @@ def garden(e: Engine, dry_run: bool = False, source: str | None = None) -> Garde
     if dry_run:
         moves = [Moved(m.id, m.title, tree.folder_of(rel), folder) for rel, folder in refile_plan(e)
                  for m in [e.read(rel)]]
-        held, n = e.catalog.keyword_holders()
-        vault_theme = tree.theme(tree.stem_counts(held), n, e.config.branch_factor)
+        theme = vault_theme(e)
         for folder in crowded(e):
             rows = rows_in(e, folder)   # as the split itself reads them
-            for name, paths in tree.plan_split(rows, set(e.layout.subfolders(folder)), e.config.branch_factor,
-                                              vault_theme=vault_theme).items():
+            for name, paths in tree.plan_split(rows, set(e.layout.subfolders(tree.split_into(folder))), e.config.branch_factor,
+                                              vault_theme=theme).items():
                 for rel in paths:
                     m = e.read(rel)
-                    moves.append(Moved(m.id, m.title, folder, name if folder == tree.INBOX else f"{folder}/{name}"))
+                    moves.append(Moved(m.id, m.title, folder, f"{tree.split_into(folder)}/{name}".lstrip("/")))
         rows = [r for f in sorted(topic_folders(e)) for r in rows_in(e, f)]
         moves += [Moved(m.id, m.title, tree.folder_of(rel), folder)
                   for rel, folder in sorted(tree.misplaced(rows, set(made_folders(e))).items()) for m in [e.read(rel)]]
+        moves += [Moved(m.id, m.title, folder, dest) for folder, dest in
+                  rename_plan(e, topic_folders(e), lambda f: rows_in(e, f), theme).items()
+                  for m in (e.read(f"{folder}/{n}") for n in e.layout.memory_names(folder))]
         moves += [Moved(m.id, m.title, tree.folder_of(rel), origin) for rel, origin in merge_plan(e)[0]
                   for m in [e.read(rel)]]
         return GardenReport(moves, dry_run=True)
@@ -94,6 +103,7 @@ def garden(e: Engine, dry_run: bool = False, source: str | None = None) -> Garde
         tx.split_crowded(set(crowded(e)) | {f for f in touched if len(e.layout.memory_names(f)) > e.config.branch_factor})
         tx.refile_misplaced(topic_folders(e), set(made_folders(e)))
         tx.promote_oversized({f.split("/")[0] for f in made_folders(e)}, len(before))
+        tx.rename_misnamed(topic_folders(e), vault_theme(e))
         merges, keep = merge_plan(e)
         for rel, origin in merges:
             tx.refile(rel, origin)

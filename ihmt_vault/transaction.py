@@ -200,10 +200,11 @@ class Transaction:
             if not folder or folder.split("/")[0] == tree.ARCHIVE or tree.depth(folder) >= cfg.max_depth:
                 continue
             rows = self._rows_in(folder)
-            plan = tree.plan_split(rows, set(self.e.layout.subfolders(folder)), cfg.branch_factor, vault_theme=vault_theme)
+            plan = tree.plan_split(rows, set(self.e.layout.subfolders(tree.split_into(folder))), cfg.branch_factor,
+                                   vault_theme=vault_theme)
             split |= {folder} if plan else set()
             for name, paths in plan.items():
-                sub = name if folder == tree.INBOX else f"{folder}/{name}"  # the inbox files into new topics
+                sub = f"{tree.split_into(folder)}/{name}".lstrip("/")
                 if not self.e.layout.abs(sub).is_dir():
                     made[sub] = folder
                 for rel in paths:
@@ -220,6 +221,7 @@ class Transaction:
             refiled = self.refile_misplaced(near, set(made_folders(self.e)))
             tops = {f.split("/")[0] for f in split | set(made)} - {tree.INBOX}
             refiled += self.promote_oversized(tops, live)
+            refiled += self.rename_misnamed(near, vault_theme)
             for rel, (_dest, id_) in refiled:
                 moved.setdefault(tree.folder_of(rel), []).append(id_)
         return moved
@@ -252,6 +254,18 @@ class Transaction:
             self.record_made(made)
         return moves
 
+    def rename_misnamed(self, folders: set[str], vault_theme: set[str] = frozenset()) -> list[tuple[str, tuple[str, str]]]:
+        """Rename each folder among `folders` that `rename_plan` finds misnamed; the moves:
+        (from path, (to path, id))."""
+        made = made_folders(self.e)
+        moves: list[tuple[str, tuple[str, str]]] = []
+        for folder, dest in rename_plan(self.e, folders, self._rows_in, vault_theme).items():
+            moves += [(rel, self.refile(rel, dest)) for rel in (f"{folder}/{n}" for n in self.e.layout.memory_names(folder))]
+            made[dest] = made.pop(folder)
+        if moves:
+            self.record_made(made)
+        return moves
+
     def _folders_under(self, folder: str) -> list[str]:
         out = [folder]
         for sub in self._subfolders(folder):
@@ -269,8 +283,7 @@ class Transaction:
         return [(rel, self.refile(rel, dest)) for rel, dest in sorted(tree.misplaced(rows, sources).items())]
 
     def _subfolders(self, folder: str) -> list[str]:
-        return [f"{folder}/{n}" if folder else n for n in self.e.layout.subfolders(folder)
-                if folder or n != tree.ARCHIVE]
+        return subfolders(self.e, folder)
 
     def record_made(self, made: dict[str, str]) -> None:
         """Write which folders the gardener made ({folder: the folder it was split from}) to
@@ -383,6 +396,36 @@ def rows_in(e: "Engine", folder: str, known: dict | None = None) -> list[dict]:
             rows.append({"path": rel, "id": m.id, "keywords": tree.keywords(m.title, m.body, m.tags),
                          "text": _text(m), "movable": placed_by_gardener(m)})
     return rows
+
+
+def subfolders(e: "Engine", folder: str) -> list[str]:
+    """A folder's subfolders as vault paths (the archive is no subfolder of the root)."""
+    return [f"{folder}/{n}" if folder else n for n in e.layout.subfolders(folder) if folder or n != tree.ARCHIVE]
+
+
+def rename_plan(e: "Engine", folders: set[str], rows_of: Callable[[str], list[dict]],
+                vault_theme: set[str] = frozenset()) -> dict[str, str]:
+    """{folder: the folder it becomes} for each of `folders` the gardener made whose name its memories
+    no longer hold (`tree.misnamed`). Only a folder without subfolders, without a description someone
+    wrote, holding only memories placement or the gardener filed, and only to a name still free."""
+    made = made_folders(e)
+    cands = {f for f in folders if f in made and e.layout.abs(f).is_dir() and not e.layout.subfolders(f)
+             and not tree.description_of(_index_text(e, f))}
+    rows = [r for p in sorted({tree.folder_of(f) for f in cands}) for f in subfolders(e, p) for r in rows_of(f)]
+    cands = {f for f in cands if all(r["movable"] for r in rows if tree.folder_of(r["path"]) == f)}
+    out = {}
+    for folder, name in tree.misnamed(rows, cands, vault_theme).items():
+        dest = f"{tree.folder_of(folder)}/{name}".lstrip("/")
+        if name not in (tree.ARCHIVE, tree.INBOX) and not e.layout.abs(dest).exists():
+            out[folder] = dest
+    return out
+
+
+def _index_text(e: "Engine", folder: str) -> str:
+    try:
+        return e.layout.abs(tree.summary_path(folder)).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def placed_by_gardener(m: Memory) -> bool:

@@ -186,12 +186,18 @@ def plan_split(rows: list, existing: set[str], branch_factor: int, min_group: in
     folder = rows[0]["path"].rpartition("/")[0]
     own = {clustering.stem(w) for part in folder.split("/") for w in tokens(part.replace("-", " "))} | set(vault_theme)
     texts = [r.get("text") or " ".join(r["keywords"]) for r in rows]
-    groups, _left = clustering.plan(texts, branch_factor, _STOP, own, min_group)
-    same = {_name_key(n): n for n in sorted(existing)}   # "llms" joins an existing "llm"
+    groups, _left = clustering.plan(texts, branch_factor, _STOP, own | {ARCHIVE, INBOX}, min_group)
+    same = {_name_key(n): n for n in sorted(existing - {ARCHIVE, INBOX})}   # "llms" joins an existing "llm"
     out: dict[str, list[str]] = {}
     for name, members in groups.items():
         out.setdefault(same.get(_name_key(name), name), []).extend(rows[i]["path"] for i in members)
     return {name: sorted(paths) for name, paths in out.items()}
+
+
+def split_into(folder: str) -> str:
+    """Where a crowded folder's subtopics go: under it, except the inbox's, which are top folders
+    (so one named like an existing top folder joins it: "agents" joins "agent")."""
+    return "" if folder == INBOX else folder
 
 
 def _name_key(name: str) -> str:
@@ -212,6 +218,35 @@ def misplaced(rows: list, sources: set[str], margin: float = MARGIN) -> dict[str
         return {}
     texts = [r.get("text") or " ".join(r["keywords"]) for r in rows]
     return {rows[i]["path"]: f for i, f in clustering.misfits(texts, home, movable, _STOP, margin).items()}
+
+
+RENAME_AT = 6   # a folder the gardener made is renamed only once it holds this many memories
+
+
+def misnamed(rows: list, folders: set[str], vault_theme: set[str] = frozenset()) -> dict[str, str]:
+    """{folder: new name} for each of `folders` whose name fewer than a third of its memories still
+    hold, where a phrase half of them share names it (`clustering.name_groups`, told apart from the
+    memories of its sibling folders among `rows`, never a word of its parent's path nor a sibling's
+    name). A folder the gardener named on its first few memories drifts as placement files more
+    into it; this names it for what it holds now."""
+    by: dict[str, list[str]] = {}
+    for r in rows:
+        by.setdefault(folder_of(r["path"]), []).append(r.get("text") or " ".join(r["keywords"]))
+    out: dict[str, str] = {}
+    for folder in sorted(folders):
+        texts = by.get(folder, [])
+        name = folder.rpartition("/")[2]
+        if len(texts) < RENAME_AT or 3 * clustering.holders(texts, name, _STOP) >= len(texts):
+            continue
+        parent = folder_of(folder)
+        siblings = [f for f in by if f != folder and folder_of(f) == parent]
+        own = {clustering.stem(w) for part in parent.split("/") for w in tokens(part.replace("-", " "))} | set(vault_theme)
+        contrast = [t for f in siblings for t in by[f]]
+        new = clustering.name_groups(texts + contrast, [list(range(len(texts)))], _STOP, own, theme=1.0)[0]
+        taken = {_name_key(f.rpartition("/")[2]) for f in siblings} | {_name_key(n) for n in out.values()}
+        if new and _name_key(new) not in taken and 2 * clustering.holders(texts, new, _STOP) >= len(texts):
+            out[folder] = new
+    return out
 
 
 # --- summaries -----------------------------------------------------------------------------------

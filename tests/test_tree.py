@@ -363,3 +363,87 @@ def test_garden_never_hands_up_a_subfolder_holding_a_memory_a_person_placed(tmp_
     v.garden()
     assert sorted({m["path"].rpartition("/")[0] for m in v.memories()}) == ["cache", "deploy", "testing", "tools/docs"]
     v.close()
+
+
+def test_a_folder_whose_name_few_of_its_memories_hold_is_misnamed_and_named_for_what_they_share():
+    from ihmt_vault import tree
+    texts = ["pytest runs the unit tests.", "tox runs the unit tests.", "nose runs the unit tests.",
+             "Hypothesis writes unit tests.", "ward runs unit tests in parallel.", "Sphinx builds the documentation."]
+    rows = [{"path": f"docs/m{i}.md", "text": t, "keywords": []} for i, t in enumerate(texts)]
+    assert tree.misnamed(rows, {"docs"}) == {"docs": "unit-tests"}
+
+
+def test_a_folder_whose_name_a_third_of_its_memories_hold_keeps_it():
+    from ihmt_vault import tree
+    texts = ["pytest runs the unit tests.", "tox runs the unit tests.", "nose runs the unit tests.",
+             "Hypothesis writes unit tests.", "Sphinx builds the docs.", "MkDocs builds the docs."]
+    rows = [{"path": f"docs/m{i}.md", "text": t, "keywords": []} for i, t in enumerate(texts)]
+    assert tree.misnamed(rows, {"docs"}) == {}
+
+
+def test_a_folder_is_never_renamed_to_a_siblings_name():
+    from ihmt_vault import tree
+    texts = ["pytest runs the unit tests.", "tox runs the unit tests.", "nose runs the unit tests.",
+             "Hypothesis writes unit tests.", "ward runs unit tests in parallel.", "Sphinx builds the documentation."]
+    rows = [{"path": f"docs/m{i}.md", "text": t, "keywords": []} for i, t in enumerate(texts)] + \
+        [{"path": f"unit-tests/m{i}.md", "text": t, "keywords": []} for i, t in enumerate(texts[:3])]
+    assert tree.misnamed(rows, {"docs"}) == {}
+
+
+_DRIFTED = ["pytest runs the unit tests.", "tox runs the unit tests.", "nose runs the unit tests.",
+            "Hypothesis writes unit tests.", "ward runs unit tests in parallel.", "Sphinx builds the documentation."]
+
+
+def test_garden_renames_a_folder_it_made_whose_memories_no_longer_hold_its_name(tmp_path):
+    import json
+    v = _vault(tmp_path, 16)
+    _hand_written(v.root, "docs", _DRIFTED)
+    (v.root / ".ihmt/garden.json").write_text(json.dumps({"made": {"docs": "inbox"}}))
+    v.reconcile()
+    assert sorted((m.before, m.after) for m in v.garden(dry_run=True).moved) == [("docs", "unit-tests")] * 6
+    done = v.garden()
+    assert sorted((m.before, m.after) for m in done.moved) == [("docs", "unit-tests")] * 6
+    assert not (v.root / "docs").exists()
+    assert json.loads((v.root / ".ihmt/garden.json").read_text()) == {"made": {"unit-tests": "inbox"}}
+    v.close()
+
+
+def test_garden_never_renames_a_folder_a_person_made(tmp_path):
+    v = _vault(tmp_path, 16)
+    _hand_written(v.root, "docs", _DRIFTED)
+    v.reconcile()
+    assert v.garden().moved == []
+    v.close()
+
+
+def test_garden_never_renames_a_folder_someone_described(tmp_path):
+    import json
+    v = _vault(tmp_path, 16)
+    _hand_written(v.root, "docs", _DRIFTED)
+    (v.root / ".ihmt/garden.json").write_text(json.dumps({"made": {"docs": "inbox"}}))
+    v.reconcile()
+    v.describe("docs", "Everything about how we document and test.")
+    assert v.garden().moved == []
+    v.close()
+
+
+def test_a_group_is_never_named_by_an_identifier_out_of_code():
+    from ihmt_vault import clustering, tree
+    texts = ["Set airtable_base_id in the env.", "Read airtable_base_id from config.", "Never log airtable_base_id."] + _TESTS
+    assert clustering.name_groups(texts, [[0, 1, 2], [3, 4, 5]], tree._STOP, set()) == [None, "unit-tests"]
+
+
+def test_a_group_is_never_named_by_an_adverb():
+    from ihmt_vault import clustering, tree
+    texts = ["Explicitly pin versions.", "Explicitly close files.", "Explicitly name exports."] + _TESTS
+    assert clustering.name_groups(texts, [[0, 1, 2], [3, 4, 5]], tree._STOP, set()) == [None, "unit-tests"]
+
+
+def test_a_subtopic_the_inbox_splits_off_joins_the_top_folder_of_the_same_name():
+    from ihmt_vault import tree
+    texts = ["pytest runs the unit tests.", "tox runs the unit tests.", "nose runs the unit tests.",
+             "Django is a web framework.", "Flask is a web framework.", "Bottle is a web framework."]
+    rows = [{"path": f"inbox/m{i}.md", "text": t, "keywords": []} for i, t in enumerate(texts)]
+    assert tree.plan_split(rows, {"unit-test", "inbox", "archive"}, 4) == {
+        "unit-test": ["inbox/m0.md", "inbox/m1.md", "inbox/m2.md"],
+        "web-framework": ["inbox/m3.md", "inbox/m4.md", "inbox/m5.md"]}
