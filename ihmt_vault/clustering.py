@@ -48,6 +48,11 @@ minimal complete general generic standard common basic popular beautiful friendl
 easily mostly entirely
 unless otherwise whenever wherever hence therefore thereby whereas
 true false null none nil undefined
+follow follows followed require requires required include includes included ensure ensures avoid avoids expect
+expects suggest suggests consider remember mention mentions describe describes explain explains create creates
+created define defines apply applies
+explicit implicit existing optional specific single multiple known unknown descriptive relevant necessary
+appropriate proper correct clear consistent important related separate certain particular additional extra
 """.split())
 # Nouns that end like an adverb ("-ly"): everything else of that shape says how, not what.
 _LY_NOUNS = frozenset("assembly anomaly family supply reply butterfly monopoly rally ally italy july poly".split())

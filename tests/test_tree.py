@@ -447,3 +447,22 @@ def test_a_subtopic_the_inbox_splits_off_joins_the_top_folder_of_the_same_name()
     assert tree.plan_split(rows, {"unit-test", "inbox", "archive"}, 4) == {
         "unit-test": ["inbox/m0.md", "inbox/m1.md", "inbox/m2.md"],
         "web-framework": ["inbox/m3.md", "inbox/m4.md", "inbox/m5.md"]}
+
+
+_LOOSE = ["Grafana keeps sessions and tokens.", "Prometheus keeps hosts and disks.", "Loki keeps incidents and disks.",
+          "Tempo keeps certificates and alerts.", "Jaeger keeps certificates and tokens.", "Sentry keeps dashboards and metrics.",
+          "PagerDuty keeps metrics and jobs.", "Statuspage keeps sessions and traces.", "Vault keeps errors and dashboards.",
+          "Ansible keeps dashboards and logs."]
+
+
+def test_a_split_never_files_memories_under_a_name_few_of_them_hold():
+    # k-means lumps the ten memories that share little into one cluster, and three of them say
+    # "dashboards": such a cluster is clustered again, and what still fits nothing stays
+    from ihmt_vault import clustering, tree
+    texts = ["pytest runs the unit tests.", "tox runs the unit tests.", "nose runs the unit tests.",
+             "Hypothesis writes unit tests.", "ward runs unit tests in parallel.", "green runs unit tests fast.",
+             "Django is a web framework.", "Flask is a web framework.", "Bottle is a web framework.",
+             "Pyramid is a web framework.", "Falcon is a web framework.", "Sanic is an async web framework."] + _LOOSE
+    assert clustering.plan(texts, 5, tree._STOP) == (
+        {"unit-tests": [0, 1, 2, 3, 4, 5], "web-framework": [6, 7, 8, 9, 10, 11],
+         "certificates": [12, 13, 14, 15, 16, 19], "dashboards": [17, 20, 21]}, [18])
