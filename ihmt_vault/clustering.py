@@ -6,11 +6,14 @@ always splits the same way. Lexical by default: the words memories share, nothin
 - `features(text)`: a memory's content words (folded, plural folded), package-style names split at
   hyphens, weighted by TF-IDF over the folder being split.
 - `kmeans`: spherical k-means (cosine), k-means++ seeding from a fixed seed, a few restarts.
-- `name_groups`: each group named by the phrase (two adjacent content words, or one) that best
-  tells its members from the rest of the folder — held by at least two members, never a stop or
-  filler word, never a word of the folder's own path, a run's head noun rather than its first word.
-- `plan`: the subtopics a crowded folder splits into (each of at least `min_group` memories); what
-  fits no named subtopic stays where it is.
+- `name_groups`: each group named by the phrase (two adjacent content words, or one) that most of
+  its members hold and that tells them from the rest of the folder — held by at least two members,
+  never a stop or filler word nor an identifier out of code, never a word of the folder's own path,
+  a run's head noun rather than its first word.
+- `plan`: the subtopics a crowded folder splits into (each of at least `min_group` memories), peeled
+  in rounds so that no subtopic is named by a phrase few of its members hold; what fits no named
+  subtopic stays where it is.
+- `holders`: how many memories hold a folder's name (the gardener renames a folder few hold).
 - `misfits`: the memories clearly closer to another folder's centroid than to their own's.
 """
 from __future__ import annotations
@@ -50,7 +53,8 @@ unless otherwise whenever wherever hence therefore thereby whereas
 true false null none nil undefined
 follow follows followed require requires required include includes included ensure ensures avoid avoids expect
 expects suggest suggests consider remember mention mentions describe describes explain explains create creates
-created define defines apply applies
+created define defines apply applies renders generates converts parses handles manages stores sends reads fetches
+loads saves returns wraps exposes implements validates
 explicit implicit existing optional specific single multiple known unknown descriptive relevant necessary
 appropriate proper correct clear consistent important related separate certain particular additional extra
 """.split())

@@ -295,7 +295,8 @@ def split_if_crowded(e: Engine, folders: set[str], agent: str) -> None:
     crowded = [f for f in folders if f and due(f)]
     if not crowded:
         return
-    before = {r.id: (r.path, r.title) for f in crowded for r in e.catalog.in_folder(f)}
+    # a split also re-files and renames in the folders around it: the body lists every memory that moved
+    before = {r.id: (r.path, r.title) for r in e.catalog.all()}
     with e.transaction("move", "move: split crowded topics", [("Memory-Op", "move")], agent) as tx:
         moved = tx.split_crowded(set(crowded))
         tx.body = "\n".join(f"{m.id} {m.before}/ → {m.after}/  {m.title}" for m in garden.moved_by(tx, before))

@@ -466,3 +466,20 @@ def test_a_split_never_files_memories_under_a_name_few_of_them_hold():
     assert clustering.plan(texts, 5, tree._STOP) == (
         {"unit-tests": [0, 1, 2, 3, 4, 5], "web-framework": [6, 7, 8, 9, 10, 11],
          "certificates": [12, 13, 14, 15, 16, 19], "dashboards": [17, 20, 21]}, [18])
+
+
+def test_the_commit_of_a_split_lists_the_memories_renamed_around_it(tmp_path):
+    import json
+
+    from conftest import git
+    v = _vault(tmp_path, 6)
+    _hand_written(v.root, "docs", _DRIFTED)
+    _hand_written(v.root, "web", ["Django is a web framework.", "Flask is a web framework.", "Bottle is a web framework.",
+                                  "Jinja renders templates.", "Mako renders templates.", "Chameleon renders templates."])
+    (v.root / ".ihmt/garden.json").write_text(json.dumps({"made": {"docs": "inbox", "web": "inbox"}}))
+    v.reconcile()
+    v.save("Pyramid is a web framework.", topic="web")
+    body = git(v.root, "log", "-1", "--format=%B")
+    assert sorted({m["path"].rpartition("/")[0] for m in v.memories()}) == ["unit-tests", "web/framework", "web/templates"]
+    assert body.count("docs/ → unit-tests/") == 6 and body.count("web/ → web/templates/") == 3
+    v.close()
