@@ -28,6 +28,9 @@ if TYPE_CHECKING:  # the engine creates transactions; this only names its type
     from .engine import Engine
 
 
+OVERFLOW = 1   # branch factors of memories the inbox keeps after a split; the rest goes where placement points
+
+
 class Transaction:
     """What one operation touched; `finish` turns it into summaries, one commit and fresh caches."""
 
@@ -213,6 +216,9 @@ class Transaction:
                 queue.append(sub)
         if made:
             self.record_made({**made_folders(self.e), **made})
+        if tree.INBOX in folders:   # split or not, what the inbox still holds beyond its share is filed
+            for rel, (_dest, id_) in self.file_overflow():
+                moved.setdefault(tree.INBOX, []).append(id_)
         if split:   # early splits are made on few memories: what a new subtopic fits better goes there
             near = set()
             for folder in split:
@@ -225,6 +231,24 @@ class Transaction:
             for rel, (_dest, id_) in refiled:
                 moved.setdefault(tree.folder_of(rel), []).append(id_)
         return moved
+
+    def file_overflow(self) -> list[tuple[str, tuple[str, str]]]:
+        """What the inbox holds beyond OVERFLOW branch factors once it has been split: the memories
+        placement finds any evidence for (`Placer.place` with no threshold) go where it points,
+        the best evidence first, so the inbox never grows without bound with memories that fit
+        nothing well. The moves: (from path, (to path, id))."""
+        limit = OVERFLOW * self.e.config.branch_factor
+        rows = [r for r in self._rows_in(tree.INBOX) if r["movable"]]
+        if len(self.e.layout.memory_names(tree.INBOX)) <= limit or not rows:
+            return []
+        placer = self.e.placer()
+        scored = []
+        for r in rows:
+            folder = placer.place(r["keywords"], strong=1e-9)
+            if folder != tree.INBOX and not folder.startswith(tree.ARCHIVE) and placer.last and placer.last[0][0] > 0:
+                scored.append((-placer.last[0][0], r["path"], folder))
+        excess = len(self.e.layout.memory_names(tree.INBOX)) - limit
+        return [(rel, self.refile(rel, folder)) for _s, rel, folder in sorted(scored)[:excess]]
 
     def promote_oversized(self, tops: set[str], live: int) -> list[tuple[str, tuple[str, str]]]:
         """A top folder the gardener made that holds more than a quarter of a vault of `live` memories

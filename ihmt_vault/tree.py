@@ -445,7 +445,7 @@ class Placer:
             out.append((round(score, 6), k))
         return sorted(out, key=lambda sk: (-sk[0], sk[1]))
 
-    def place(self, kws: list[str], type_: str = "note") -> str:
+    def place(self, kws: list[str], type_: str = "note", strong: float = STRONG) -> str:
         """Into the best folder when the evidence is strong (descending while it stays strong),
         else into the default for the memory's type (an existing folder of that name, wherever it
         is, or a new top folder), else the inbox the gardener files later. Never a new folder named
@@ -454,7 +454,7 @@ class Placer:
         self.last = self.ranked("", kws)
         while depth(folder) < self.max_depth:
             scored = self.ranked(folder, kws) if folder else self.last
-            if scored and scored[0][0] >= STRONG:
+            if scored and scored[0][0] >= strong:
                 folder = scored[0][1]
             else:
                 break

@@ -483,3 +483,14 @@ def test_the_commit_of_a_split_lists_the_memories_renamed_around_it(tmp_path):
     assert sorted({m["path"].rpartition("/")[0] for m in v.memories()}) == ["unit-tests", "web/framework", "web/templates"]
     assert body.count("docs/ → unit-tests/") == 6 and body.count("web/ → web/templates/") == 3
     v.close()
+
+
+def test_what_the_inbox_holds_beyond_a_branch_factor_goes_where_placement_has_any_evidence(tmp_path):
+    v = _vault(tmp_path, 4)
+    for t in ["Redis caches the sessions.", "Memcached caches the pages.", "Varnish caches the assets."]:
+        v.save(t, topic="cache")
+    texts = ["Grafana charts the metrics.", "The sessions expire after an hour.", "Ansible deploys the hosts.",
+             "Loki stores the logs.", "Vault keeps the secrets."]
+    ms = [v.save(t) for t in texts]
+    assert [v.get(m.id).folder for m in ms] == ["inbox", "cache", "inbox", "inbox", "inbox"]
+    v.close()
