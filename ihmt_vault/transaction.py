@@ -233,21 +233,19 @@ class Transaction:
         return moved
 
     def file_overflow(self) -> list[tuple[str, tuple[str, str]]]:
-        """What the inbox holds beyond OVERFLOW branch factors once it has been split: the memories
-        placement finds any evidence for (`Placer.place` with no threshold) go where it points,
-        the best evidence first, so the inbox never grows without bound with memories that fit
-        nothing well. The moves: (from path, (to path, id))."""
-        limit = OVERFLOW * self.e.config.branch_factor
-        rows = [r for r in self._rows_in(tree.INBOX) if r["movable"]]
-        if len(self.e.layout.memory_names(tree.INBOX)) <= limit or not rows:
+        """What the inbox still holds beyond OVERFLOW branch factors after a split was tried: the
+        memories placement finds any evidence for (`Placer.place` without its threshold) go where
+        it points, the best evidence first, so that memories fitting nothing well do not pile up in
+        the inbox without bound. The moves: (from path, (to path, id))."""
+        excess = len(self.e.layout.memory_names(tree.INBOX)) - OVERFLOW * self.e.config.branch_factor
+        if excess <= 0:
             return []
         placer = self.e.placer()
         scored = []
-        for r in rows:
-            folder = placer.place(r["keywords"], strong=1e-9)
-            if folder != tree.INBOX and not folder.startswith(tree.ARCHIVE) and placer.last and placer.last[0][0] > 0:
+        for r in self._rows_in(tree.INBOX):
+            folder = placer.place(r["keywords"], strong=1e-9) if r["movable"] else tree.INBOX
+            if folder != tree.INBOX:
                 scored.append((-placer.last[0][0], r["path"], folder))
-        excess = len(self.e.layout.memory_names(tree.INBOX)) - limit
         return [(rel, self.refile(rel, folder)) for _s, rel, folder in sorted(scored)[:excess]]
 
     def promote_oversized(self, tops: set[str], live: int) -> list[tuple[str, tuple[str, str]]]:
