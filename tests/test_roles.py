@@ -1,6 +1,7 @@
 """Roles in a shared vault (`.ihmt/roles.toml`): refused by our write path (changing nothing), by the
 pre-commit hook, by the server's pre-receive hook over a real `git daemon`, and by the CI range check."""
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -208,7 +209,7 @@ def served(tmp_path, shared):
     port = free_port()
     daemon = subprocess.Popen(["git", "daemon", "--reuseaddr", f"--base-path={base}", "--export-all",
                                "--enable=receive-pack", "--listen=127.0.0.1", f"--port={port}", str(base)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.monotonic() + 10
         while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
@@ -226,8 +227,8 @@ def served(tmp_path, shared):
         assert push(people["boss"]).returncode == 0
         git(people["ana"], "pull", "-q")
         yield people, base / "vault.git"
-    finally:
-        daemon.kill()
+    finally:   # `git daemon` runs git-daemon as its child: the whole process group goes
+        os.killpg(daemon.pid, signal.SIGKILL)
         daemon.wait()
 
 
