@@ -54,7 +54,7 @@ true false null none nil undefined
 follow follows followed require requires required include includes included ensure ensures avoid avoids expect
 expects suggest suggests consider remember mention mentions describe describes explain explains create creates
 created define defines apply applies renders generates converts parses handles manages stores sends reads fetches
-loads saves returns wraps exposes implements validates
+loads saves returns wraps exposes implements validates built
 explicit implicit existing optional specific single multiple known unknown descriptive relevant necessary
 appropriate proper correct clear consistent important related separate certain particular additional extra
 """.split())
@@ -238,6 +238,8 @@ def name_groups(texts: list[str], groups: list[list[int]], stop: frozenset[str],
         for _, _, key in _longer_first(scored, inside):
             forms = Counter(held[i][key][0] for i in members if key in held[i])
             slug = slugify(forms.most_common(1)[0][0], 40)
+            if len(slug) < 2:   # what is left of "c++" says nothing
+                continue
             if slug not in taken and key not in taken:   # "llm" and "llms" are one name
                 surface = slug
                 taken.add(key)

@@ -494,3 +494,9 @@ def test_what_the_inbox_holds_beyond_a_branch_factor_goes_where_placement_has_an
     ms = [v.save(t) for t in texts]
     assert [v.get(m.id).folder for m in ms] == ["inbox", "cache", "inbox", "inbox", "inbox"]
     v.close()
+
+
+def test_a_group_is_never_named_by_what_a_folder_name_leaves_of_a_symbol():
+    from ihmt_vault import clustering, tree
+    texts = ["Bindings for C++ code.", "A C++ compiler front end.", "Parses C++ headers."] + _TESTS
+    assert clustering.name_groups(texts, [[0, 1, 2], [3, 4, 5]], tree._STOP, set()) == [None, "unit-tests"]
