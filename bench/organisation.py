@@ -3,6 +3,7 @@
     python bench/organisation.py                    # org-dev, one batch and one by one (random order)
     python bench/organisation.py --mode batch       # only the one `save_many` batch
     python bench/organisation.py --data FILE.jsonl  # another labelled corpus (text, label per line)
+    python bench/organisation.py --mode batch --subsamples 6   # and six 85% subsets, for the spread
 
 Every entry of `/work/shared/data/org-dev/awesome-python.jsonl` is saved into a fresh vault with no
 topic and no title, either in one `save_many` batch or one `save` at a time in a random order
@@ -228,6 +229,9 @@ def main():
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--mode", choices=["batch", "one-by-one", "both"], default="both")
     ap.add_argument("--seeds", default="7,8,9", help="the random orders of the one-by-one saves (comma-separated)")
+    ap.add_argument("--subsamples", type=int, default=0,
+                    help="also save N random 85%% subsets in one batch each, and report their mean and spread "
+                         "(one batch is one draw: a small change of the corpus grows another tree)")
     a = ap.parse_args()
     rows = load(a.data)
     seeds = [int(x) for x in a.seeds.split(",")]
@@ -248,6 +252,19 @@ def main():
         print(f"  largest folder {s['largest_folder']}, over 3x bf {s['over_3x_branch_factor']}, largest top "
               f"{s['largest_top']} {s['largest_top_share']}, titles ending … {s['titles_ending_ellipsis']}")
         print(f"  names: {', '.join(s['names'])}")
+    subs = []
+    for n in range(a.subsamples):
+        rng = random.Random(100 + n)
+        part = [r for r in rows if rng.random() < 0.85]
+        subs.append(run(part, "batch", 0))
+    if subs:
+        def spread(get):
+            values = [get(r) for r in subs]
+            return f"{sum(values) / len(values):.3f} ({min(values):.3f}-{max(values):.3f})"
+        print(f"== batch, {len(subs)} subsets of 85%: tree F {spread(lambda r: r['tree']['section']['f'])} purity "
+              f"{spread(lambda r: r['tree']['section']['purity'])} | kmeans F {spread(lambda r: r['kmeans']['section']['f'])}"
+              f" purity {spread(lambda r: r['kmeans']['section']['purity'])} | names matching section "
+              f"{spread(lambda r: r['shape']['names_matching_section'])} (leaves)")
     obo = [r for r in results if r["mode"] == "one-by-one"]
     if len(obo) > 1:   # one order is one draw: the tree grows differently in each, so the mean is the figure
         def mean(get):
@@ -258,7 +275,7 @@ def main():
               f"{mean(lambda r: r['shape']['names_matching_section'])} (leaves)")
     out = ROOT / "bench/results"
     out.mkdir(parents=True, exist_ok=True)
-    (out / "organisation.json").write_text(json.dumps(results, indent=1, ensure_ascii=False))
+    (out / "organisation.json").write_text(json.dumps(results + subs, indent=1, ensure_ascii=False))
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the engine creates transactions; this only names its type
     from .engine import Engine
 
 
-OVERFLOW = 1   # branch factors of memories the inbox keeps after a split; the rest goes where placement points
+OVERFLOW = 2   # branch factors of memories the inbox keeps after a split; the rest goes where placement points
 
 
 class Transaction:

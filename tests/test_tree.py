@@ -485,14 +485,14 @@ def test_the_commit_of_a_split_lists_the_memories_renamed_around_it(tmp_path):
     v.close()
 
 
-def test_what_the_inbox_holds_beyond_a_branch_factor_goes_where_placement_has_any_evidence(tmp_path):
-    v = _vault(tmp_path, 4)
+def test_what_the_inbox_holds_beyond_two_branch_factors_goes_where_placement_has_any_evidence(tmp_path):
+    v = _vault(tmp_path, 3)
     for t in ["Redis caches the sessions.", "Memcached caches the pages.", "Varnish caches the assets."]:
         v.save(t, topic="cache")
     texts = ["Grafana charts the metrics.", "The sessions expire after an hour.", "Ansible deploys the hosts.",
-             "Loki stores the logs.", "Vault keeps the secrets."]
+             "Loki ships the logs.", "Vault guards the secrets.", "Nomad schedules the jobs.", "Consul finds the services."]
     ms = [v.save(t) for t in texts]
-    assert [v.get(m.id).folder for m in ms] == ["inbox", "cache", "inbox", "inbox", "inbox"]
+    assert [v.get(m.id).folder for m in ms] == ["inbox", "cache", "inbox", "inbox", "inbox", "inbox", "inbox"]
     v.close()
 
 
