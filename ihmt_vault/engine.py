@@ -178,15 +178,17 @@ class Engine:
         if folder and not rows and not subs:
             return None
         title = self.config.title if not folder else tree.humanize(folder.rpartition("/")[2])
-        described = description
-        if described is None:
-            try:
-                described = tree.description_of(self.layout.abs(tree.summary_path(folder)).read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError):
-                described = ""
+        described = self.description(folder) if description is None else description
         text, _ = tree.render_summary(folder, title, rows, subs, lambda i: (self.catalog.by_id(i) or [None])[0],
                                       described)
         return text
+
+    def description(self, folder: str) -> str:
+        """The description a person or an agent wrote in a folder's index.md ('' when none)."""
+        try:
+            return tree.description_of(self.layout.abs(tree.summary_path(folder)).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            return ""
 
     def placer(self) -> tree.Placer:
         """Placement of new memories by descending the tree (one per transaction)."""

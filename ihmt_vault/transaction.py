@@ -432,7 +432,7 @@ def rename_plan(e: "Engine", folders: set[str], rows_of: Callable[[str], list[di
     wrote, holding only memories placement or the gardener filed, and only to a name still free."""
     made = made_folders(e)
     cands = {f for f in folders if f in made and e.layout.abs(f).is_dir() and not e.layout.subfolders(f)
-             and not tree.description_of(_index_text(e, f))}
+             and not e.description(f)}
     rows = [r for p in sorted({tree.folder_of(f) for f in cands}) for f in subfolders(e, p) for r in rows_of(f)]
     cands = {f for f in cands if all(r["movable"] for r in rows if tree.folder_of(r["path"]) == f)}
     out = {}
@@ -441,13 +441,6 @@ def rename_plan(e: "Engine", folders: set[str], rows_of: Callable[[str], list[di
         if name not in (tree.ARCHIVE, tree.INBOX) and not e.layout.abs(dest).exists():
             out[folder] = dest
     return out
-
-
-def _index_text(e: "Engine", folder: str) -> str:
-    try:
-        return e.layout.abs(tree.summary_path(folder)).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ""
 
 
 def placed_by_gardener(m: Memory) -> bool:
