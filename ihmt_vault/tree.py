@@ -184,14 +184,24 @@ def plan_split(rows: list, existing: set[str], branch_factor: int, min_group: in
     if len(rows) <= branch_factor:
         return {}
     folder = rows[0]["path"].rpartition("/")[0]
-    own = {clustering.stem(w) for part in folder.split("/") for w in tokens(part.replace("-", " "))} | set(vault_theme)
-    texts = [r.get("text") or " ".join(r["keywords"]) for r in rows]
+    own = _path_stems(folder) | set(vault_theme)
+    texts = [_row_text(r) for r in rows]
     groups, _left = clustering.plan(texts, branch_factor, _STOP, own | {ARCHIVE, INBOX}, min_group)
     same = {_name_key(n): n for n in sorted(existing - {ARCHIVE, INBOX})}   # "llms" joins an existing "llm"
     out: dict[str, list[str]] = {}
     for name, members in groups.items():
         out.setdefault(same.get(_name_key(name), name), []).extend(rows[i]["path"] for i in members)
     return {name: sorted(paths) for name, paths in out.items()}
+
+
+def _path_stems(folder: str) -> set[str]:
+    """The words of a folder's path, stemmed: none names a subtopic under it."""
+    return {clustering.stem(w) for part in folder.split("/") for w in tokens(part.replace("-", " "))}
+
+
+def _row_text(row: dict) -> str:
+    """What a catalog row says, for clustering: its text, else its keywords."""
+    return row.get("text") or " ".join(row["keywords"])
 
 
 def split_into(folder: str) -> str:
@@ -216,7 +226,7 @@ def misplaced(rows: list, sources: set[str], margin: float = MARGIN) -> dict[str
     movable = {i for i, r in enumerate(rows) if r.get("movable") and home[i] in sources}
     if not movable:
         return {}
-    texts = [r.get("text") or " ".join(r["keywords"]) for r in rows]
+    texts = [_row_text(r) for r in rows]
     return {rows[i]["path"]: f for i, f in clustering.misfits(texts, home, movable, _STOP, margin).items()}
 
 
@@ -231,7 +241,7 @@ def misnamed(rows: list, folders: set[str], vault_theme: set[str] = frozenset())
     into it; this names it for what it holds now."""
     by: dict[str, list[str]] = {}
     for r in rows:
-        by.setdefault(folder_of(r["path"]), []).append(r.get("text") or " ".join(r["keywords"]))
+        by.setdefault(folder_of(r["path"]), []).append(_row_text(r))
     out: dict[str, str] = {}
     for folder in sorted(folders):
         texts = by.get(folder, [])
@@ -240,7 +250,7 @@ def misnamed(rows: list, folders: set[str], vault_theme: set[str] = frozenset())
             continue
         parent = folder_of(folder)
         siblings = [f for f in by if f != folder and folder_of(f) == parent]
-        own = {clustering.stem(w) for part in parent.split("/") for w in tokens(part.replace("-", " "))} | set(vault_theme)
+        own = _path_stems(parent) | set(vault_theme)
         contrast = [t for f in siblings for t in by[f]]
         new = clustering.name_groups(texts + contrast, [list(range(len(texts)))], _STOP, own, theme=1.0)[0]
         taken = {_name_key(f.rpartition("/")[2]) for f in siblings} | {_name_key(n) for n in out.values()}
