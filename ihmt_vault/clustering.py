@@ -13,7 +13,7 @@ always splits the same way. Lexical by default: the words memories share, nothin
 - `plan`: the subtopics a crowded folder splits into (each of at least `min_group` memories), peeled
   in rounds so that no subtopic is named by a phrase few of its members hold; what fits no named
   subtopic stays where it is.
-- `holders`: how many memories hold a folder's name (the gardener renames a folder few hold).
+- `holding`: how many memories hold a folder's name (the gardener renames a folder few hold).
 - `misfits`: the memories clearly closer to another folder's centroid than to their own's.
 """
 from __future__ import annotations
@@ -210,12 +210,13 @@ def kmeans(vecs: list[dict[str, float]], k: int, seed: int = 13, restarts: int =
 
 
 def name_groups(texts: list[str], groups: list[list[int]], stop: frozenset[str], avoid: set[str],
-                theme: float = 2 / 3) -> list[str | None]:
+                theme: float = 2 / 3, held: list[dict] | None = None) -> list[str | None]:
     """A readable name for each group (None: its members share no distinctive phrase): the phrase
     scoring best on coverage (how many members hold it, weighted by how noun-like its place in each
     is) times distinctiveness (how many of its holders in the folder are members). A phrase more
-    than `theme` of all the texts hold is the folder's own theme, naming none of its groups."""
-    held = [phrases(t, stop) for t in texts]
+    than `theme` of all the texts hold is the folder's own theme, naming none of its groups.
+    `held`: the texts' `phrases`, when the caller has them already."""
+    held = [phrases(t, stop) for t in texts] if held is None else held
     df = Counter(k for h in held for k in h)
     names: list[str | None] = []
     taken = set(avoid)
@@ -268,11 +269,11 @@ def _longer_first(scored: list[tuple[float, int, str]], inside: Counter) -> list
     return out
 
 
-def holders(texts: list[str], name: str, stop: frozenset[str]) -> int:
-    """How many of the texts hold a folder name ('web-framework': the pair "web framework" or the
-    hyphenated word)."""
+def holding(held: list[dict], name: str) -> int:
+    """How many memories hold a folder name, of their `phrases` ('web-framework': the pair
+    "web framework" or the hyphenated word)."""
     keys = {" ".join(stem(w) for w in name.split("-")), stem(name)}
-    return sum(bool(keys & phrases(t, stop).keys()) for t in texts)
+    return sum(bool(keys & h.keys()) for h in held)
 
 
 COHERENT = 1 / 3   # a subtopic whose name fewer of its members hold is clustered again with what is left
@@ -292,11 +293,12 @@ def plan(texts: list[str], branch_factor: int, stop: frozenset[str], avoid: set[
     if n <= min_group:
         return {}, list(range(n))
     vecs = vectors(texts, stop)
+    held = [phrases(t, stop) for t in texts]
     out: dict[str, list[int]] = {}
     rest = list(range(n))
     for round_ in range(ROUNDS):
-        groups, left = _cluster(texts, vecs, rest, branch_factor, stop, avoid, min_group)
-        weak = {name for name, g in groups.items() if COHERENT * len(g) > holders([texts[i] for i in g], name, stop)}
+        groups, left = _cluster(texts, vecs, held, rest, branch_factor, stop, avoid, min_group)
+        weak = {name for name, g in groups.items() if COHERENT * len(g) > holding([held[i] for i in g], name)}
         if (round_ == ROUNDS - 1 or weak == set(groups)
                 or len(left) + sum(len(groups[name]) for name in weak) <= branch_factor):
             weak = set()   # nothing left worth another round: every named subtopic is kept
@@ -310,7 +312,7 @@ def plan(texts: list[str], branch_factor: int, stop: frozenset[str], avoid: set[
         i for g in out.values() if len(g) >= n for i in g})
 
 
-def _cluster(texts: list[str], vecs: list[dict[str, float]], rest: list[int], branch_factor: int,
+def _cluster(texts: list[str], vecs: list[dict[str, float]], held: list[dict], rest: list[int], branch_factor: int,
              stop: frozenset[str], avoid: set[str], min_group: int) -> tuple[dict[str, list[int]], list[int]]:
     """One round of `plan` over the positions `rest`: k-means, small groups joined to the nearest,
     each group named."""
@@ -344,7 +346,7 @@ def _cluster(texts: list[str], vecs: list[dict[str, float]], rest: list[int], br
     left += [i for g in big if len(g) < min_group for i in g]
     big = [g for g in big if len(g) >= min_group]
     out = {}
-    for name, g in zip(name_groups(texts, big, stop, avoid), big):
+    for name, g in zip(name_groups(texts, big, stop, avoid, held=held), big):
         if name:
             out[name] = g
         else:

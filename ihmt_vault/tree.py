@@ -245,16 +245,19 @@ def misnamed(rows: list, folders: set[str], vault_theme: set[str] = frozenset())
     out: dict[str, str] = {}
     for folder in sorted(folders):
         texts = by.get(folder, [])
-        name = folder.rpartition("/")[2]
-        if len(texts) < RENAME_AT or 3 * clustering.holders(texts, name, _STOP) >= len(texts):
+        if len(texts) < RENAME_AT:
+            continue
+        held = [clustering.phrases(t, _STOP) for t in texts]
+        if 3 * clustering.holding(held, folder.rpartition("/")[2]) >= len(texts):
             continue
         parent = folder_of(folder)
         siblings = [f for f in by if f != folder and folder_of(f) == parent]
         own = _path_stems(parent) | set(vault_theme)
         contrast = [t for f in siblings for t in by[f]]
-        new = clustering.name_groups(texts + contrast, [list(range(len(texts)))], _STOP, own, theme=1.0)[0]
+        new = clustering.name_groups(texts + contrast, [list(range(len(texts)))], _STOP, own, theme=1.0,
+                                     held=held + [clustering.phrases(t, _STOP) for t in contrast])[0]
         taken = {_name_key(f.rpartition("/")[2]) for f in siblings} | {_name_key(n) for n in out.values()}
-        if new and _name_key(new) not in taken and 2 * clustering.holders(texts, new, _STOP) >= len(texts):
+        if new and _name_key(new) not in taken and 2 * clustering.holding(held, new) >= len(texts):
             out[folder] = new
     return out
 
