@@ -51,7 +51,7 @@ def save(e: Engine, text: str, title=None, topic=None, date=None, tags: Iterable
         contradicted, fact_notices = contradicted_by(e, d)
         old += [c for c in contradicted if c.id not in {o.id for o in old}]
         notices += fact_notices
-        told = {n.split()[3] for n in notices if n.startswith("May be superseded: ")}
+        told = {n.split()[3] for n in notices if n.startswith(_MAY_BE_SUPERSEDED)}
         notices += [n for n in maybe_superseded(e, d, {o.id for o in old}) if n.split()[3] not in told]
         d.supersedes = [o.id for o in old]
         [memory] = tx.create([d])
@@ -365,6 +365,14 @@ def find_replaced(e: Engine, description: str) -> tuple[list[Memory], str | None
     return [], f"Nothing found to replace for {description!r}; saved as a new memory."
 
 
+_MAY_BE_SUPERSEDED = "May be superseded: "
+
+
+def _superseded_notice(id_: str, title: str, when: str) -> str:
+    """What a save tells the agent of an older memory it may correct (the id is the notice's fourth word)."""
+    return f"{_MAY_BE_SUPERSEDED}{id_} {title} ({when}); if this corrects it, call mark_outdated({id_}, <new id>)."
+
+
 def maybe_superseded(e: Engine, d: Draft, outdating: set[str]) -> list[str]:
     """Older live memories about the same subject as a new one (its first words the same and most
     of its words shared), that no fact pattern settled: told, so the agent calls mark_outdated."""
@@ -381,8 +389,7 @@ def maybe_superseded(e: Engine, d: Draft, outdating: set[str]) -> list[str]:
         other = tree.tokens(h.body or h.snippet or h.title)
         shared = len(words & set(other)) / len(words | set(other)) if other else 0
         if other[:1] == head and shared >= 0.3:
-            out.append(f"May be superseded: {h.id} {h.title} ({h.date or 'undated'}); if this corrects it, call "
-                       f"mark_outdated({h.id}, <new id>).")
+            out.append(_superseded_notice(h.id, h.title, h.date or "undated"))
     return out[:3]
 
 
@@ -432,6 +439,5 @@ def contradicted_by(e: Engine, d: Draft) -> tuple[list[Memory], list[str]]:
         else:
             for line in others[:3]:
                 m = e.get(line.entries[-1].memory_id)
-                said.append(f"May be superseded: {m.id} {m.title} ({line.entries[-1].valid_from}); if this "
-                            f"corrects it, call mark_outdated({m.id}, <new id>).")
+                said.append(_superseded_notice(m.id, m.title, line.entries[-1].valid_from))
     return contradicted, said

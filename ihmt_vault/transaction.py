@@ -268,8 +268,7 @@ class Transaction:
                 if not all(r["movable"] for f in self._folders_under(sub) for r in self._rows_in(f)):
                     continue   # a memory a person placed there stays where they put it
                 for folder in self._folders_under(sub):
-                    dest = name + folder[len(sub):]
-                    moves += [(rel, self.refile(rel, dest)) for rel in (f"{folder}/{n}" for n in self.e.layout.memory_names(folder))]
+                    moves += self._refile_all(folder, name + folder[len(sub):])
                 made = {(name + k[len(sub):] if k == sub or k.startswith(sub + "/") else k):
                         (name + v[len(sub):] if v.startswith(sub + "/") else v) for k, v in made.items()}
         if moves:
@@ -282,11 +281,15 @@ class Transaction:
         made = made_folders(self.e)
         moves: list[tuple[str, tuple[str, str]]] = []
         for folder, dest in rename_plan(self.e, folders, self._rows_in, vault_theme).items():
-            moves += [(rel, self.refile(rel, dest)) for rel in (f"{folder}/{n}" for n in self.e.layout.memory_names(folder))]
+            moves += self._refile_all(folder, dest)
             made[dest] = made.pop(folder)
         if moves:
             self.record_made(made)
         return moves
+
+    def _refile_all(self, folder: str, dest: str) -> list[tuple[str, tuple[str, str]]]:
+        """Every memory directly in `folder` re-filed into `dest`; the moves."""
+        return [(rel, self.refile(rel, dest)) for rel in (f"{folder}/{n}" for n in self.e.layout.memory_names(folder))]
 
     def _folders_under(self, folder: str) -> list[str]:
         out = [folder]
