@@ -73,8 +73,7 @@ class Catalog:
     # -- writing ----------------------------------------------------------------------------------
     def upsert(self, memory: Memory, first_line: str, keywords: list[str], mtime_ns: int, size: int,
                facts: list = ()):
-        if self._held is not None:
-            self._count(memory.path, -1)
+        self._count(memory.path, -1)
         values = {
             "path": memory.path, "id": memory.id, "folder": memory.folder, "title": memory.title,
             "type": memory.type, "status": memory.status, "date": memory.date,
@@ -89,12 +88,10 @@ class Catalog:
         self.db.execute("DELETE FROM facts WHERE path = ?", (memory.path,))
         self.db.executemany("INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?)",
                             [(memory.path, f.subject, f.attribute, f.value, *slot(f)) for f in facts])
-        if self._held is not None:
-            self._count(memory.path, +1)
+        self._count(memory.path, +1)
 
     def delete(self, path: str):
-        if self._held is not None:
-            self._count(path, -1)
+        self._count(path, -1)
         self.db.execute("DELETE FROM memories WHERE path = ?", (path,))
         self.db.execute("DELETE FROM facts WHERE path = ?", (path,))
 
@@ -123,6 +120,9 @@ class Catalog:
         self._held = None
 
     def _count(self, path: str, sign: int) -> None:
+        """The kept keyword counts follow a row leaving (-1) or entering (+1); none kept, nothing to do."""
+        if self._held is None:
+            return
         row = self.db.execute("SELECT status, keywords FROM memories WHERE path = ?", (path,)).fetchone()
         if row and row[0] != "archived":
             kws = set(json.loads(row[1]) if row[1] else [])
