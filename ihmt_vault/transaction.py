@@ -185,18 +185,50 @@ class Transaction:
         return created
 
     def split_crowded(self, folders: set[str]) -> dict[str, list[str]]:
-        """Split every crowded folder among `folders` into subtopics; returns {folder: moved ids}."""
+        """Split every crowded folder among `folders` into subtopics; returns {folder: moved ids}.
+        What the splits re-file around them can crowd another folder: that one is split too, once."""
         moved: dict[str, list[str]] = {}
         cfg = self.e.config
-        queue = sorted(folders)
         vault_theme: set[str] = set()
         live = 0
-        if queue:   # what this operation wrote is not in the catalog yet: counted on top of it
+        if folders:   # what this operation wrote is not in the catalog yet: counted on top of it
             held, n = self.e.catalog.keyword_holders()
             held = held + Counter(w for _m, k in self.known.values() for w in set(k))
             live = n + len(self.known)
             vault_theme = tree.theme(tree.stem_counts(held), live, cfg.branch_factor)
         made: dict[str, str] = {}
+        split = self._split_each(sorted(folders), vault_theme, made, moved)
+        if made:
+            self.record_made({**made_folders(self.e), **made})
+        refiled = []
+        if tree.INBOX in folders:   # split or not, what the inbox still holds beyond its share is filed
+            refiled += self.file_overflow()
+        if split:   # early splits are made on few memories: what a new subtopic fits better goes there
+            near = set()
+            for folder in split:
+                parent = tree.folder_of(folder)
+                near |= {folder, *self._subfolders(folder), *self._subfolders(parent)}
+            refiled += self.refile_misplaced(near, set(made_folders(self.e)))
+            tops = {f.split("/")[0] for f in split | set(made)} - {tree.INBOX}
+            refiled += self.promote_oversized(tops, live)
+            refiled += self.rename_misnamed(near, vault_theme)
+        for rel, (_dest, id_) in refiled:
+            moved.setdefault(tree.folder_of(rel), []).append(id_)
+        # a folder these moves filled past the branch factor would otherwise grow unsplit: saves
+        # try a split only in the folder they save into
+        filled = {tree.folder_of(dest) for _rel, (dest, _id) in refiled} - split - {tree.INBOX}
+        made = {}
+        self._split_each(sorted(f for f in filled if len(self.e.layout.memory_names(f)) > cfg.branch_factor),
+                         vault_theme, made, moved)
+        if made:
+            self.record_made({**made_folders(self.e), **made})
+        return moved
+
+    def _split_each(self, queue: list[str], vault_theme: set[str], made: dict[str, str],
+                    moved: dict[str, list[str]]) -> set[str]:
+        """Split each folder of `queue`, and the subtopics it makes while they stay crowded; the
+        folders split. `made`: each new subfolder → the folder it came from; `moved`: ids by folder."""
+        cfg = self.e.config
         split: set[str] = set()
         while queue:
             folder = queue.pop()
@@ -214,23 +246,7 @@ class Transaction:
                     self.refile(rel, sub)
                     moved.setdefault(folder, []).append(next(r["id"] for r in rows if r["path"] == rel))
                 queue.append(sub)
-        if made:
-            self.record_made({**made_folders(self.e), **made})
-        if tree.INBOX in folders:   # split or not, what the inbox still holds beyond its share is filed
-            for rel, (_dest, id_) in self.file_overflow():
-                moved.setdefault(tree.INBOX, []).append(id_)
-        if split:   # early splits are made on few memories: what a new subtopic fits better goes there
-            near = set()
-            for folder in split:
-                parent = tree.folder_of(folder)
-                near |= {folder, *self._subfolders(folder), *self._subfolders(parent)}
-            refiled = self.refile_misplaced(near, set(made_folders(self.e)))
-            tops = {f.split("/")[0] for f in split | set(made)} - {tree.INBOX}
-            refiled += self.promote_oversized(tops, live)
-            refiled += self.rename_misnamed(near, vault_theme)
-            for rel, (_dest, id_) in refiled:
-                moved.setdefault(tree.folder_of(rel), []).append(id_)
-        return moved
+        return split
 
     def file_overflow(self) -> list[tuple[str, tuple[str, str]]]:
         """What the inbox still holds beyond OVERFLOW branch factors after a split was tried: the

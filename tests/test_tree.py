@@ -500,3 +500,17 @@ def test_a_group_is_never_named_by_what_a_folder_name_leaves_of_a_symbol():
     from ihmt_vault import clustering, tree
     texts = ["Bindings for C++ code.", "A C++ compiler front end.", "Parses C++ headers."] + _TESTS
     assert clustering.name_groups(texts, [[0, 1, 2], [3, 4, 5]], tree._STOP, set()) == [None, "unit-tests"]
+
+
+def test_a_folder_the_inbox_overflow_fills_past_the_branch_factor_is_split(tmp_path):
+    # saves try a split only in the folder they save into: one that other moves fill is split by them
+    v = _vault(tmp_path, 3)
+    _hand_written(v.root, "cache", ["Redis keeps the sessions.", "Memcached keeps the sessions.",
+                                    "Hazelcast keeps the sessions.", "Varnish keeps the pages.", "Squid keeps the pages."])
+    v.reconcile()
+    texts = ["The pages expire after an hour.", "Grafana charts the metrics.", "Ansible deploys the hosts.",
+             "Loki ships the logs.", "Vault guards the secrets.", "Nomad schedules the jobs.", "Consul finds the services."]
+    ms = [v.save(t) for t in texts]
+    assert v.get(ms[0].id).folder == "cache/pages"
+    assert sorted({m["path"].rpartition("/")[0] for m in v.memories()}) == ["cache/pages", "cache/sessions", "inbox"]
+    v.close()
