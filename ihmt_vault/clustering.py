@@ -12,7 +12,7 @@ always splits the same way. Lexical by default: the words memories share, nothin
   a run's head noun rather than its first word.
 - `plan`: the subtopics a crowded folder splits into (each of at least `min_group` memories), peeled
   in rounds so that no subtopic is named by a phrase few of its members hold; what fits no named
-  subtopic stays where it is.
+  subtopic stays where it is. A lone subtopic holding most of the folder gives way to its own.
 - `holding`: how many memories hold a folder's name (the gardener renames a folder few hold).
 - `misfits`: the memories clearly closer to another folder's centroid than to their own's.
 """
@@ -308,8 +308,16 @@ def plan(texts: list[str], branch_factor: int, stop: frozenset[str], avoid: set[
         rest = sorted(left + [i for name in weak for i in groups[name]])
         if not weak:
             break
-    return {name: sorted(g) for name, g in out.items() if len(g) < n}, sorted(set(rest) | {
-        i for g in out.values() if len(g) >= n for i in g})
+    out = {name: sorted(g) for name, g in out.items() if len(g) < n}
+    if len(out) == 1 and 2 * len(next(iter(out.values()))) > n:
+        # One subtopic holding most of the folder is the folder under another name: its next split
+        # would leave a chain of folders each holding little. Its own subtopics are the split.
+        g = next(iter(out.values()))
+        inner, _left = plan([texts[i] for i in g], branch_factor, stop, avoid, min_group)
+        if len(inner) > 1:
+            out = {sub: [g[p] for p in members] for sub, members in inner.items()}
+    placed = {i for g in out.values() for i in g}
+    return out, [i for i in range(n) if i not in placed]
 
 
 def _cluster(texts: list[str], vecs: list[dict[str, float]], held: list[dict], rest: list[int], branch_factor: int,

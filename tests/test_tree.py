@@ -514,3 +514,17 @@ def test_a_folder_the_inbox_overflow_fills_past_the_branch_factor_is_split(tmp_p
     assert v.get(ms[0].id).folder == "cache/pages"
     assert sorted({m["path"].rpartition("/")[0] for m in v.memories()}) == ["cache/pages", "cache/sessions", "inbox"]
     v.close()
+
+
+def test_a_split_into_one_subtopic_holding_most_of_the_folder_splits_that_subtopic_instead():
+    # "dashboard/" holding 8 of 15 would be the folder under another name, split next into a chain
+    from ihmt_vault import clustering, tree
+    texts = ["Nomad keeps the jobs for the dashboard.", "Docker keeps the jobs for the dashboard.",
+             "Argo keeps the jobs for the dashboard.", "Sentry keeps the jobs for the dashboard.",
+             "Ansible keeps the jobs for the dashboard.", "Docker keeps the hosts for the dashboard.",
+             "Loki keeps the hosts for the dashboard.", "Consul keeps the hosts for the dashboard.",
+             "parking permits renew in March", "the printer needs toner", "the wifi password changes monthly",
+             "the badge reader opens at seven", "Luis moved to Lisbon", "holiday requests go to Marta",
+             "the plants get water on mondays"]
+    assert clustering.plan(texts, 8, tree._STOP) == (
+        {"jobs": [0, 1, 2, 3, 4], "hosts": [5, 6, 7]}, [8, 9, 10, 11, 12, 13, 14])
