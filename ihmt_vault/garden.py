@@ -18,7 +18,7 @@ from .engine import Engine
 from .errors import BadInput, NotFound, SecretRefused, VaultError
 from .sensitive import find_secret
 from .results import GardenReport, Moved
-from .transaction import made_folders, rename_plan, rows_in
+from .transaction import made_folders, rename_plan, rows_in, topic_folders
 
 LEFT = 2   # a folder the gardener made holding this many memories or fewer goes back where it came from
 
@@ -65,11 +65,6 @@ def refile_plan(e: Engine) -> list[tuple[str, str]]:
 def vault_theme(e: Engine) -> set[str]:
     held, n = e.catalog.keyword_holders()
     return tree.theme(tree.stem_counts(held), n, e.config.branch_factor)
-
-
-def topic_folders(e: Engine) -> set[str]:
-    """Every folder holding memories, the inbox and the archive aside."""
-    return {f for f in e.layout.all_folders() if f and f.split("/")[0] not in (tree.ARCHIVE, tree.INBOX)}
 
 
 def garden(e: Engine, dry_run: bool = False, source: str | None = None) -> GardenReport:

@@ -203,12 +203,14 @@ class Transaction:
         refiled = []
         if tree.INBOX in folders:   # split or not, what the inbox still holds beyond its share is filed
             refiled += self.file_overflow()
-        if split:   # early splits are made on few memories: what a new subtopic fits better goes there
+        if split:
+            # early splits are made on few memories, and placement filed others on the few words it
+            # knew then: what any folder the gardener made holds that another now fits better goes there
+            refiled += self.refile_misplaced(topic_folders(self.e), set(made_folders(self.e)))
             near = set()
             for folder in split:
                 parent = tree.folder_of(folder)
                 near |= {folder, *self._subfolders(folder), *self._subfolders(parent)}
-            refiled += self.refile_misplaced(near, set(made_folders(self.e)))
             tops = {f.split("/")[0] for f in split | set(made)} - {tree.INBOX}
             refiled += self.promote_oversized(tops, live)
             refiled += self.rename_misnamed(near, vault_theme)
@@ -437,6 +439,11 @@ def rows_in(e: "Engine", folder: str, known: dict | None = None) -> list[dict]:
             rows.append({"path": rel, "id": m.id, "keywords": tree.keywords(m.title, m.body, m.tags),
                          "text": _text(m), "movable": placed_by_gardener(m)})
     return rows
+
+
+def topic_folders(e: "Engine") -> set[str]:
+    """Every folder holding memories, the inbox and the archive aside."""
+    return {f for f in e.layout.all_folders() if f and f.split("/")[0] not in (tree.ARCHIVE, tree.INBOX)}
 
 
 def subfolders(e: "Engine", folder: str) -> list[str]:

@@ -528,3 +528,24 @@ def test_a_split_into_one_subtopic_holding_most_of_the_folder_splits_that_subtop
              "the plants get water on mondays"]
     assert clustering.plan(texts, 8, tree._STOP) == (
         {"jobs": [0, 1, 2, 3, 4], "hosts": [5, 6, 7]}, [8, 9, 10, 11, 12, 13, 14])
+
+
+def test_a_split_refiles_a_memory_anywhere_in_the_tree_that_another_folder_fits_better(tmp_path):
+    import json
+    v = _vault(tmp_path, 3)
+    _hand_written(v.root, "ops/monitoring", ["Grafana charts the metrics.", "Prometheus scrapes the metrics.",
+                                             "Loki charts the metrics.", "Memcached caches the sessions."])
+    _hand_written(v.root, "data", ["Redis caches the sessions.", "Hazelcast caches the sessions.",
+                                   "Aerospike caches the sessions.", "Postgres stores the orders.", "MySQL stores the orders."])
+    (v.root / ".ihmt/garden.json").write_text(json.dumps({"made": {"data": "inbox", "ops": "inbox", "ops/monitoring": "ops"}}))
+    v.reconcile()
+    v.save("Dynamo stores the orders.", topic="data")
+    # the split of data/ (orders/ made) re-files what it now fits better from the whole tree, not
+    # only from the folders around it
+    assert sorted(m["path"] for m in v.memories()) == [
+        "data/aerospike-caches-the-sessions.md", "data/hazelcast-caches-the-sessions.md",
+        "data/memcached-caches-the-sessions.md", "data/orders/dynamo-stores-the-orders.md",
+        "data/orders/mysql-stores-the-orders.md", "data/orders/postgres-stores-the-orders.md",
+        "data/redis-caches-the-sessions.md", "ops/monitoring/grafana-charts-the-metrics.md",
+        "ops/monitoring/loki-charts-the-metrics.md", "ops/monitoring/prometheus-scrapes-the-metrics.md"]
+    v.close()
