@@ -196,10 +196,7 @@ class Transaction:
             held = held + Counter(w for _m, k in self.known.values() for w in set(k))
             live = n + len(self.known)
             vault_theme = tree.theme(tree.stem_counts(held), live, cfg.branch_factor)
-        made: dict[str, str] = {}
-        split = self._split_each(sorted(folders), vault_theme, made, moved)
-        if made:
-            self.record_made({**made_folders(self.e), **made})
+        split, made = self._split_each(sorted(folders), vault_theme, moved)
         refiled = []
         if tree.INBOX in folders:   # split or not, what the inbox still holds beyond its share is filed
             refiled += self.file_overflow()
@@ -219,19 +216,18 @@ class Transaction:
         # a folder these moves filled past the branch factor would otherwise grow unsplit: saves
         # try a split only in the folder they save into
         filled = {tree.folder_of(dest) for _rel, (dest, _id) in refiled} - split - {tree.INBOX}
-        made = {}
         self._split_each(sorted(f for f in filled if len(self.e.layout.memory_names(f)) > cfg.branch_factor),
-                         vault_theme, made, moved)
-        if made:
-            self.record_made({**made_folders(self.e), **made})
+                         vault_theme, moved)
         return moved
 
-    def _split_each(self, queue: list[str], vault_theme: set[str], made: dict[str, str],
-                    moved: dict[str, list[str]]) -> set[str]:
-        """Split each folder of `queue`, and the subtopics it makes while they stay crowded; the
-        folders split. `made`: each new subfolder → the folder it came from; `moved`: ids by folder."""
+    def _split_each(self, queue: list[str], vault_theme: set[str],
+                    moved: dict[str, list[str]]) -> tuple[set[str], dict[str, str]]:
+        """Split each folder of `queue`, and the subtopics it makes while they stay crowded; adds the
+        ids moved to `moved` (by folder) and records the new subfolders in `GARDEN_FILE`. Returns the
+        folders split and {new subfolder: the folder it came from}."""
         cfg = self.e.config
         split: set[str] = set()
+        made: dict[str, str] = {}
         while queue:
             folder = queue.pop()
             if not folder or folder.split("/")[0] == tree.ARCHIVE or tree.depth(folder) >= cfg.max_depth:
@@ -248,7 +244,9 @@ class Transaction:
                     self.refile(rel, sub)
                     moved.setdefault(folder, []).append(next(r["id"] for r in rows if r["path"] == rel))
                 queue.append(sub)
-        return split
+        if made:
+            self.record_made({**made_folders(self.e), **made})
+        return split, made
 
     def file_overflow(self) -> list[tuple[str, tuple[str, str]]]:
         """What the inbox still holds beyond OVERFLOW branch factors after a split was tried: the
