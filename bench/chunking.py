@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from ihmt_vault.code import BraceChunker, PythonChunker, language_of
+from ihmt_vault.plugins.source_code import BraceChunker, PythonChunker, language_of
 
 
 def python_files(*modules) -> list[Path]:

@@ -44,7 +44,7 @@ def run(size: int, saves: int, cli_saves: int) -> dict:
         cli = []
         for i in range(cli_saves):
             t = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "ihmt_vault.cli", "save", f"CLI save {i} about nginx timeouts",
+            subprocess.run([sys.executable, "-m", "ihmt_vault", "save", f"CLI save {i} about nginx timeouts",
                             "--vault", str(root)], check=True, capture_output=True)
             cli.append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()

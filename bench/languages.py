@@ -25,7 +25,6 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import jieba  # noqa: E402
-
 from retrieval import Ours, load  # noqa: E402
 
 _HAN = re.compile(r"[\u3400-\u9fff]")

@@ -27,8 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ihmt_vault.notes import shorten  # noqa: E402
-from ihmt_vault.search import Doc, SearchIndex, NOT_FOUND, AMBIGUOUS  # noqa: E402
+from ihmt_vault.search import AMBIGUOUS, NOT_FOUND, Doc, SearchIndex  # noqa: E402
+from ihmt_vault.storage.notes import shorten  # noqa: E402
 
 DEFAULT_DATA = Path("/work/shared/data/locomo-dev")
 CATS = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -163,7 +163,7 @@ def run(args):
             if scope == "conv" else [("all", mems, qs)]
         for name, ms, qq in groups:
             base = tmp / scope / name
-            from retrieval import Flat   # the fair flat baseline (BM25 k1 1.2 b 0.75, stop list, CJK pairs)
+            from retrieval import Flat  # the fair flat baseline (BM25 k1 1.2 b 0.75, stop list, CJK pairs)
             engines = {"flat": Flat(ms)}
             if args.via_vault:
                 engines["ihmt"] = ViaVault(ms, base / "ihmt")

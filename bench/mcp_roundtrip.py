@@ -25,10 +25,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from synth import memories  # noqa: E402
-
 from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.types import Implementation  # noqa: E402
+from synth import memories  # noqa: E402
 
 from ihmt_vault import Vault  # noqa: E402
 
@@ -42,7 +41,7 @@ def pct(values, p):
 
 
 async def measure(root: Path, n: int) -> dict:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "ihmt_vault.cli", "mcp", "--vault", str(root)])
+    params = StdioServerParameters(command=sys.executable, args=["-m", "ihmt_vault", "mcp", "--vault", str(root)])
     t = time.perf_counter()
     async with Client(params, client_info=Implementation(name="bench", version="1")) as c:
         start_ms = (time.perf_counter() - t) * 1000

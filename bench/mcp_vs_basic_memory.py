@@ -44,11 +44,10 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from synth import QUERIES, memories  # noqa: E402
-
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 from mcp.types import Implementation  # noqa: E402
+from synth import QUERIES, memories  # noqa: E402
 
 from ihmt_vault import Vault  # noqa: E402
 
@@ -111,7 +110,7 @@ async def timed(session: ClientSession, tool: str, args: dict) -> float:
 
 async def measure(vault: Path, command: str, env: dict, rounds: int, warm: int, errlog) -> dict:
     ours_params = StdioServerParameters(command=sys.executable,
-                                        args=["-m", "ihmt_vault.cli", "mcp", "--vault", str(vault)])
+                                        args=["-m", "ihmt_vault", "mcp", "--vault", str(vault)])
     bm_params = StdioServerParameters(command=command, args=["mcp", "--project", "bench"], env=env)
     info = Implementation(name="bench", version="1")
     async with AsyncExitStack() as stack:

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import click
 
-from ihmt_vault.project import Project
+from ihmt_vault.project.codebase import Project
+from ihmt_vault.project.session import Session
 from ihmt_vault.search.result import estimate_tokens
-from ihmt_vault.session import Session
 
 CLICK = Path(click.__file__).parent
 ASYNCIO = Path(asyncio.__file__).parent
@@ -125,11 +125,11 @@ def digest_figures() -> dict:
 def tools_list_cost() -> dict:
     from mcp import Client, StdioServerParameters
     vault = Path(tempfile.mkdtemp()) / "v"
-    subprocess.run([sys.executable, "-m", "ihmt_vault.cli", "init", str(vault)], check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "ihmt_vault", "init", str(vault)], check=True, capture_output=True)
 
     async def listed(tools: str) -> int:
         params = StdioServerParameters(command=sys.executable, env=dict(os.environ),
-                                       args=["-m", "ihmt_vault.cli", "mcp", "--vault", str(vault), "--tools", tools])
+                                       args=["-m", "ihmt_vault", "mcp", "--vault", str(vault), "--tools", tools])
         async with Client(params, read_timeout_seconds=60) as c:
             payload = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in (await c.list_tools()).tools]
         return len(json.dumps(payload, ensure_ascii=False)) // 4

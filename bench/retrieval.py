@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from locomo import build_docs  # noqa: E402
+
 from ihmt_vault.search import AMBIGUOUS, NOT_FOUND, SearchIndex  # noqa: E402
 
 DATA = Path("/work/shared/data")
@@ -95,7 +96,7 @@ class Flat:
 
 class Ours:
     def __init__(self, mems, tmp: Path, today):
-        from ihmt_vault import plugins
+        from ihmt_vault.plugins import manager as plugins
         found = plugins.rankers_by_name()
         rankers = [found[n].for_vault(tmp) if hasattr(found[n], "for_vault") else found[n] for n in RANKERS]
         self.ix = SearchIndex(tmp, today=today, rankers=rankers)

@@ -147,7 +147,7 @@ def flat_disk_query(root: Path, query: str) -> int:
 # -- the search child -----------------------------------------------------------------------------
 def search_child(root: str, rounds: int) -> None:
     """Run in a child process: a long-lived searcher's latencies, reads, tokens and peak memory."""
-    from ihmt_vault.mcp_server import BRIEF_TOKENS
+    from ihmt_vault.frontends.mcp_server import BRIEF_TOKENS
     with Vault.open(root) as v:
         t = time.perf_counter()
         v.search("warm up the index")
@@ -190,7 +190,7 @@ def run(size: int, args, work: Path) -> dict:
     cli = []
     for i in range(args.cli_saves):
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "ihmt_vault.cli", "save", f"CLI save {i} about nginx timeouts",
+        subprocess.run([sys.executable, "-m", "ihmt_vault", "save", f"CLI save {i} about nginx timeouts",
                         "--topic", "work/infrastructure/ci", "--vault", str(root)], check=True, capture_output=True)
         cli.append((time.perf_counter() - t) * 1000)
     row["cli_save_p50_ms"] = statistics.median(cli) if cli else None
@@ -209,7 +209,7 @@ def run(size: int, args, work: Path) -> dict:
     cli = []
     for q in QUERIES[: args.cli_saves]:
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "ihmt_vault.cli", "search", q, "--vault", str(root)], check=True,
+        subprocess.run([sys.executable, "-m", "ihmt_vault", "search", q, "--vault", str(root)], check=True,
                        capture_output=True)
         cli.append((time.perf_counter() - t) * 1000)
     row["cli_search_p50_ms"] = statistics.median(cli) if cli else None

@@ -64,6 +64,7 @@ def build(args) -> None:
     """After the saves, the vault is copied and the copy rebuilt; the queries are then asked of
     both in turn, so a busy machine slows both alike (the ratio is the figure)."""
     import shutil
+
     from scale import single_saves
     root = Path(tempfile.mkdtemp(prefix="latency-")) / "v"
     v = Vault.init(root)

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import memories  # noqa: E402
 
 from ihmt_vault import Vault  # noqa: E402
-from ihmt_vault.site import build_site  # noqa: E402
+from ihmt_vault.frontends.site import build_site  # noqa: E402
 
 
 def cpu() -> float:

@@ -38,7 +38,7 @@ def main():
             v.save_many(memories(args.size), source="bench")
             paths = [m["path"] for m in v.memories()][:: max(1, args.size // args.edits)][: args.edits]
         t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-u", "-m", "ihmt_vault.cli", "watch", "--vault", str(root)],
+        proc = subprocess.Popen([sys.executable, "-u", "-m", "ihmt_vault", "watch", "--vault", str(root)],
                                 stdout=subprocess.PIPE, text=True)
         ready = threading.Event()
         threading.Thread(target=lambda: [ready.set() for line in proc.stdout if "watching" in line], daemon=True).start()

@@ -4,11 +4,21 @@
     v = Vault.init("~/notes/memory")
     m = v.save("Staging runs PostgreSQL 17", topic="work/infrastructure")
 """
-from .draft import Draft
 from .errors import BadInput, BrokenFile, LockTimeout, NotAVault, NotFound, SecretRefused, VaultError
-from .notes import Memory
-from .results import (Change, FileChange, ForgetReport, ImportReport, Problem, RebuildReport, ReconcileReport, SyncReport,
-                      SyncStatus, UndoReport)
+from .results import (
+           Change,
+           FileChange,
+           ForgetReport,
+           ImportReport,
+           Problem,
+           RebuildReport,
+           ReconcileReport,
+           SyncReport,
+           SyncStatus,
+           UndoReport,
+)
+from .storage.draft import Draft
+from .storage.notes import Memory
 from .vault import Vault
 
 __version__ = "0.1.0"

@@ -104,7 +104,7 @@ class Config:
                 raise BadInput(f"{CONFIG_PATH}: {name} must be at least 100")
 
     @classmethod
-    def load(cls, vault_root: Path) -> "Config":
+    def load(cls, vault_root: Path) -> Config:
         path = vault_root / CONFIG_PATH
         if not path.exists():
             return cls()

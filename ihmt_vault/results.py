@@ -194,3 +194,13 @@ class GardenReport:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass
+class Committed:
+    """What one operation committed, as the `after_commit` event sees it."""
+
+    op: str
+    commit: str
+    paths: list[str]
+    agent: str

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ihmt_vault import agents
-from ihmt_vault.cli import main
+from ihmt_vault.frontends import agents
+from ihmt_vault.frontends.cli import main
 
 if sys.version_info >= (3, 11):
     import tomllib

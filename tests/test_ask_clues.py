@@ -7,9 +7,10 @@ from types import SimpleNamespace
 import pytest
 from click.testing import CliRunner
 
-from ihmt_vault import Vault, cli
+from ihmt_vault import Vault
 from ihmt_vault.config import Config
 from ihmt_vault.errors import BadInput
+from ihmt_vault.frontends import cli
 
 
 class Searches:

@@ -9,7 +9,7 @@ from ihmt_vault import BadInput, BrokenFile, NotAVault, Vault, VaultError
 
 
 def ihmt(*args, input=None):
-    return subprocess.run([sys.executable, "-m", "ihmt_vault.cli", *args], capture_output=True, text=True, input=input)
+    return subprocess.run([sys.executable, "-m", "ihmt_vault", *args], capture_output=True, text=True, input=input)
 
 
 @pytest.fixture

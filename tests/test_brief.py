@@ -2,9 +2,9 @@
 count to drill down; outdated and archived never in it; within its budget whatever the size."""
 import pytest
 
-from ihmt_vault.catalog import Row
-from ihmt_vault.levels import TopicDigest, compose_brief
+from ihmt_vault.ops.levels import TopicDigest, compose_brief
 from ihmt_vault.search import estimate_tokens
+from ihmt_vault.storage.catalog import Row
 
 
 def row(n: int, topic: str) -> Row:

@@ -2,8 +2,8 @@
 connection's kept as they happen, another connection's read again."""
 from __future__ import annotations
 
-from ihmt_vault.catalog import Catalog
-from ihmt_vault.notes import Memory
+from ihmt_vault.storage.catalog import Catalog
+from ihmt_vault.storage.notes import Memory
 
 
 def _memory(path: str, status: str = "active") -> Memory:

@@ -1,7 +1,8 @@
 """The document chunkers: a block is never cut, and the chunks join back into the text byte for byte."""
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ihmt_vault.chunkers import JournalChunker, MarkdownChunker, NarrativeChunker, ProcessChunker, entry_date
+from ihmt_vault.plugins.chunkers import JournalChunker, MarkdownChunker, NarrativeChunker, ProcessChunker, entry_date
 
 CHUNKERS = [MarkdownChunker(), NarrativeChunker(), JournalChunker(), ProcessChunker()]
 

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import click
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ihmt_vault import plugins
-from ihmt_vault.code import BRACE_LANGUAGES, BraceChunker, PythonChunker, language_of
+from ihmt_vault.plugins import manager as plugins
+from ihmt_vault.plugins.source_code import BRACE_LANGUAGES, BraceChunker, PythonChunker, language_of
 
 
 def joined(chunks):

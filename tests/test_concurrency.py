@@ -33,7 +33,7 @@ def test_two_processes_saving_at_once_both_land(vault):
 
 def test_a_cli_save_while_another_process_holds_the_lock_waits_then_lands(vault):
     holder = hold_lock(vault.root, 1.0)
-    r = subprocess.run([sys.executable, "-m", "ihmt_vault.cli", "save", "waited for the lock", "--topic", "t",
+    r = subprocess.run([sys.executable, "-m", "ihmt_vault", "save", "waited for the lock", "--topic", "t",
                         "--vault", str(vault.root)], capture_output=True, text=True)
     holder.wait()
     assert r.returncode == 0, r.stderr
@@ -45,7 +45,7 @@ def test_a_writer_that_cannot_get_the_lock_gets_a_clear_error(tmp_path):
     Vault.init(root).close()
     (root / ".ihmt/config.toml").write_text("[vault]\nlock_timeout = 0.2\n")
     holder = hold_lock(root, 3)
-    r = subprocess.run([sys.executable, "-m", "ihmt_vault.cli", "save", "x", "--topic", "t", "--vault", str(root)],
+    r = subprocess.run([sys.executable, "-m", "ihmt_vault", "save", "x", "--topic", "t", "--vault", str(root)],
                        capture_output=True, text=True)
     holder.kill()
     holder.wait()
@@ -72,7 +72,7 @@ def test_a_writer_queued_behind_a_busy_writer_gets_through(tmp_path):
                 time.sleep(0.8)
     """)], stdout=subprocess.PIPE, text=True)
     assert busy.stdout.readline() == "held\n"
-    r = subprocess.run([sys.executable, "-m", "ihmt_vault.cli", "save", "queued save", "--topic", "t",
+    r = subprocess.run([sys.executable, "-m", "ihmt_vault", "save", "queued save", "--topic", "t",
                         "--vault", str(root)], capture_output=True, text=True)
     busy.wait()
     assert (r.returncode, r.stderr) == (0, "")

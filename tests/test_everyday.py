@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from ihmt_vault import Vault
-from ihmt_vault.draft import check_date
 from ihmt_vault.errors import BadInput
+from ihmt_vault.storage.draft import check_date
 
 IHMT = str(Path(sys.executable).parent / "ihmt")
 

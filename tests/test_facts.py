@@ -2,8 +2,8 @@
 current, and `conflicts` agreeing with `facts`."""
 from click.testing import CliRunner
 
-from ihmt_vault.cli import main
-from ihmt_vault.timeline import extract
+from ihmt_vault.frontends.cli import main
+from ihmt_vault.storage.timeline import extract
 
 
 def values(text: str) -> list[tuple[str, str, str]]:

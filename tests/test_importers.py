@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import commits, git, snapshot
 
 from ihmt_vault import BadInput, Vault
-from ihmt_vault.cli import main
-
-from conftest import commits, git, snapshot
+from ihmt_vault.frontends.cli import main
 
 SECRET = "postgres://app:Xk9#mQ2vLp7@db:5432/shop"
 

@@ -6,11 +6,10 @@ import threading
 import time
 
 import pytest
-
-from ihmt_vault.ingest import detect
-from ihmt_vault.watch import watch_sources
-
 from conftest import commits, snapshot
+
+from ihmt_vault.frontends.watch import watch_sources
+from ihmt_vault.ops.ingest import detect
 
 JOURNAL = """Trip notes
 
@@ -169,7 +168,7 @@ def test_binary_too_big_and_secret_holding_input_is_skipped_with_its_reason_and_
 
 def test_a_missing_path_is_one_clear_line_and_changes_nothing(vault, tmp_path):
     before = snapshot(vault.root)
-    run = subprocess.run([sys.executable, "-m", "ihmt_vault.cli", "--vault", str(vault.root), "ingest",
+    run = subprocess.run([sys.executable, "-m", "ihmt_vault", "--vault", str(vault.root), "ingest",
                           str(tmp_path / "nope")], capture_output=True, text=True)
     assert (run.returncode, run.stderr.strip().splitlines()) == (2, [f"error: {tmp_path / 'nope'}: no such file or "
                                                                      f"folder; give a path that exists"])
@@ -182,7 +181,7 @@ def test_a_path_inside_the_vault_is_refused(vault):
 
 
 def test_the_cli_reports_what_it_did_as_json(vault, notes_dir):
-    run = subprocess.run([sys.executable, "-m", "ihmt_vault.cli", "--vault", str(vault.root), "--json", "ingest",
+    run = subprocess.run([sys.executable, "-m", "ihmt_vault", "--vault", str(vault.root), "--json", "ingest",
                           str(notes_dir)], capture_output=True, text=True)
     report = json.loads(run.stdout)
     assert (report["files"], report["chunks"], len(report["added"]), report["skipped"]) == (4, 8, 8, [])

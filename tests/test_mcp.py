@@ -1,6 +1,6 @@
 """`ihmt mcp` through a real MCP client from the SDK, over stdio, against a temporary vault.
 
-Each server is `python -m ihmt_vault.cli mcp --vault PATH` started by the client as a subprocess,
+Each server is `python -m ihmt_vault mcp --vault PATH` started by the client as a subprocess,
 exactly as an agent starts it. Starting one costs about a second (the SDK's import), so each test
 starts as few as it can and checks many things on one connection.
 """
@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import git
 
 from ihmt_vault import Vault
-from ihmt_vault.cli import main
-
-from conftest import git
+from ihmt_vault.frontends.cli import main
 
 mcp = pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402
@@ -34,7 +33,7 @@ READ_ONLY = {"search_memory", "memory_brief", "read_memory", "memory_history"}
 @asynccontextmanager
 async def connect(vault: Path, agent: str = "test-agent", mode: str = "auto"):
     """A client session with `ihmt mcp`; mode "legacy" speaks the initialize handshake, as most agents do."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "ihmt_vault.cli", "mcp", "--vault", str(vault)],
+    params = StdioServerParameters(command=sys.executable, args=["-m", "ihmt_vault", "mcp", "--vault", str(vault)],
                                    env=dict(os.environ))
     async with Client(params, client_info=Implementation(name=agent, version="1.0"), read_timeout_seconds=60,
                       mode=mode) as c:
@@ -217,14 +216,14 @@ def test_brief_stays_within_2000_tokens_at_any_size(tmp_path):
     v = Vault.init(tmp_path / "big")
     v.save_many([{"text": f"Fact number {n} about topic{n % 60}: " + "a long first line, " * 20, "title": f"Fact {n}",
                   "topic": f"t{n % 60}/s{n % 7}", "pinned": n % 3 == 0} for n in range(240)])
-    from ihmt_vault.mcp_server import BRIEF_TOKENS, Tools
+    from ihmt_vault.frontends.mcp_server import BRIEF_TOKENS, Tools
     text = Tools(v).memory_brief()
     assert len(text) <= BRIEF_TOKENS * 4 and "pinned →]" in text and ("## t59/" in text or "more topics →]" in text)
     v.close()
 
 
 def test_agent_name_falls_back_to_mcp_and_is_one_safe_line():
-    from ihmt_vault.mcp_server import agent_name
+    from ihmt_vault.frontends.mcp_server import agent_name
 
     class Info:
         def __init__(self, name):
@@ -247,7 +246,7 @@ def test_the_project_and_session_toolsets_answer_over_stdio_when_asked_for(vault
     (project / "retry.py").write_text("def with_retries(call):\n    \"\"\"Call again after a timeout.\"\"\"\n"
                                       "    return call()\n\n\ndef parse_price(text):\n    return float(text)\n")
     params = StdioServerParameters(command=sys.executable, cwd=str(project), env=dict(os.environ),
-                                   args=["-m", "ihmt_vault.cli", "mcp", "--vault", str(vault_path),
+                                   args=["-m", "ihmt_vault", "mcp", "--vault", str(vault_path),
                                          "--tools", "memory,project,session"])
 
     async def scenario():

@@ -10,8 +10,8 @@ import pytest
 from ihmt_vault import Vault
 
 pytest.importorskip("mcp")
-from ihmt_vault import mcp_server  # noqa: E402
-from ihmt_vault.mcp_server import Tools  # noqa: E402
+from ihmt_vault.frontends import mcp_server  # noqa: E402
+from ihmt_vault.frontends.mcp_server import Tools  # noqa: E402
 
 
 class Clock:

@@ -211,7 +211,7 @@ def test_decay_runs_on_its_own_once_a_day_after_a_write_never_during_a_search(tm
 
 def test_ihmt_now_sets_the_clock_of_the_cli(tmp_path):
     root = tmp_path / "v"
-    env_run = lambda *a: subprocess.run([sys.executable, "-m", "ihmt_vault.cli", *a, "--vault", str(root), "--json"],  # noqa: E731
+    env_run = lambda *a: subprocess.run([sys.executable, "-m", "ihmt_vault", *a, "--vault", str(root), "--json"],  # noqa: E731
                                         capture_output=True, text=True, env={**__import__("os").environ,
                                                                              "IHMT_NOW": "2030-05-01"})
     Vault.init(root).close()

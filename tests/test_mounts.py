@@ -2,11 +2,10 @@
 import subprocess
 
 import pytest
+from conftest import commits, git
 
 from ihmt_vault import Vault
 from ihmt_vault.errors import BadInput
-
-from conftest import commits, git
 
 
 @pytest.fixture
@@ -106,7 +105,7 @@ def test_an_mcp_server_started_on_the_private_vault_sees_its_mounts(private):
     from mcp import Client, StdioServerParameters
 
     params = StdioServerParameters(command=sys.executable, env=dict(os.environ),
-                                   args=["-m", "ihmt_vault.cli", "mcp", "--vault", str(private.root)])
+                                   args=["-m", "ihmt_vault", "mcp", "--vault", str(private.root)])
 
     async def scenario():
         async with Client(params, read_timeout_seconds=60) as c:

@@ -1,9 +1,8 @@
 """Nested entries: written with tabs as hmem does, kept as a Markdown nested list, read level by level."""
 import pytest
+from conftest import commits
 
 from ihmt_vault.errors import BadInput
-
-from conftest import commits
 
 CHECKLIST = ("Deploy checklist for the billing service\n"
              "\tBuild\n\t\tRun make release\n\t\tTag the commit\n"

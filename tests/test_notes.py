@@ -1,5 +1,5 @@
 """The memory file format: reading what people write, writing back without disturbing it."""
-from ihmt_vault.notes import compose, new_id, parse, slugify, update_front_matter
+from ihmt_vault.storage.notes import compose, new_id, parse, slugify, update_front_matter
 
 OBSIDIAN = """---
 title: "Luis Marín"

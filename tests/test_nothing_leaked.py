@@ -19,7 +19,7 @@ HAND_FILE = f"---\ntitle: CI access\n---\nThe CI pushes with {TOKEN} every night
 
 
 def ihmt(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ihmt_vault.cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "ihmt_vault", *args], capture_output=True, text=True)
 
 
 def tracked(root: Path) -> list[str]:

@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 from conftest import commits, git
 
-from ihmt_vault import BadInput, Vault, notes
+from ihmt_vault import BadInput, Vault
+from ihmt_vault.storage import notes
 
 
 def ihmt(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ihmt_vault.cli", *args], capture_output=True, text=True, cwd=cwd)
+    return subprocess.run([sys.executable, "-m", "ihmt_vault", *args], capture_output=True, text=True, cwd=cwd)
 
 
 # -- 1. reserved names --------------------------------------------------------------------------------
@@ -280,7 +281,7 @@ def test_two_syncs_at_once_take_turns(tmp_path):
     a, b = _two_clones(tmp_path)
     with Vault.open(a) as v:
         v.save("Saved on machine A.", topic="t")
-    procs = [subprocess.Popen([sys.executable, "-m", "ihmt_vault.cli", "sync", "--vault", str(a)],
+    procs = [subprocess.Popen([sys.executable, "-m", "ihmt_vault", "sync", "--vault", str(a)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
     results = [p.communicate() + (p.returncode,) for p in procs]
     assert [(rc, err) for _, err, rc in results] == [(0, ""), (0, "")]

@@ -1,8 +1,9 @@
 """The extension door: importers, chunkers and rankers come in through pluggy hooks, built-ins too."""
 import json
 
-from ihmt_vault import Vault, plugins
-from ihmt_vault.hookspecs import hookimpl
+from ihmt_vault import Vault
+from ihmt_vault.plugins import manager as plugins
+from ihmt_vault.plugins.hookspecs import hookimpl
 from ihmt_vault.search import RankItem
 
 MARKDOWN = """---

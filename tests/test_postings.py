@@ -3,10 +3,10 @@ DisjunctionMax as the best of its parts (where Whoosh's matcher mixes in another
 from __future__ import annotations
 
 import pytest
-from whoosh.query import And, ConstantScoreQuery, DisjunctionMax, Or, Term
-from ihmt_vault.search import Doc, SearchIndex
 from whoosh.index import open_dir
+from whoosh.query import And, ConstantScoreQuery, DisjunctionMax, Or, Term
 
+from ihmt_vault.search import Doc, SearchIndex
 from ihmt_vault.search.matching import ranked, weighting
 
 BODIES = [

@@ -4,7 +4,7 @@ import os
 import pytest
 
 from ihmt_vault.errors import BadInput
-from ihmt_vault.project import Project, index_dir
+from ihmt_vault.project.codebase import Project, index_dir
 
 INVENTORY = """package shop.inventory;
 

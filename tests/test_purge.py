@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from conftest import commits, git
 
-from ihmt_vault import Vault, VaultError, purge as purging
+from ihmt_vault import Vault, VaultError
+from ihmt_vault.ops import purge as purging
 
 TITLE = "Spare key"
 TEXT = "Grandma keeps the spare key under the blue Quokka statue in Zanzibar street."
@@ -117,7 +118,7 @@ def test_the_keywords_it_gave_summaries_are_scrubbed_even_lower_cased(vault):
 
 
 def test_the_site_output_and_staging_are_cleared(vault):
-    from ihmt_vault.site import build_site
+    from ihmt_vault.frontends.site import build_site
     m = vault.save(TEXT, title=TITLE, topic="home")
     build_site(vault)
     cache = vault.root / ".ihmt/cache"
@@ -148,7 +149,8 @@ def test_stashes_survive_and_only_one_holding_the_memory_is_dropped(vault):
 # -- a purge a crash cuts short ---------------------------------------------------------------------------
 KILLED = textwrap.dedent("""
     import os, signal, sys
-    from ihmt_vault import Vault, gitlog
+    from ihmt_vault import Vault
+    from ihmt_vault.storage import gitlog
     gitlog.rewrite_history = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)  # after the deletion commit
     Vault.open(sys.argv[1]).forget(sys.argv[2], purge=True, confirm=lambda n: True)
 """)

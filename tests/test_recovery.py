@@ -40,7 +40,8 @@ def test_the_next_save_completes_an_interrupted_one_first(vault):
 def test_kill_during_a_save_leaves_a_vault_that_doctor_repairs(vault):
     script = textwrap.dedent(f"""
         import os, signal
-        from ihmt_vault import gitlog, Vault
+        from ihmt_vault import Vault
+        from ihmt_vault.storage import gitlog
         real = gitlog.Repo.commit
         def dying(self, paths, msg, **kw):
             os.kill(os.getpid(), signal.SIGKILL)

@@ -14,7 +14,7 @@ from conftest import git, snapshot
 from ihmt_vault import Vault
 from ihmt_vault.errors import BrokenFile, Refused
 from ihmt_vault.results import Problem
-from ihmt_vault.roles import Identity, parse
+from ihmt_vault.storage.roles import Identity, parse
 
 READER_ANA = """\
 default = "writer"
@@ -33,7 +33,7 @@ folders = ["work/"]
 
 
 def ihmt(*args, cwd=None, env=None, input=None):
-    return subprocess.run([sys.executable, "-m", "ihmt_vault.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "ihmt_vault", *args], capture_output=True, text=True,
                           cwd=cwd, env=env, input=input)
 
 

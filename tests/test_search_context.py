@@ -79,6 +79,7 @@ def test_consecutive_saves_in_a_vault_are_neighbours_and_the_setting_reaches_the
 
 def test_search_context_must_be_a_share():
     import pytest
+
     from ihmt_vault.config import Config
     from ihmt_vault.errors import BadInput
     with pytest.raises(BadInput, match="search_context must be between 0 and 1, not 1.5"):

@@ -106,5 +106,5 @@ def test_a_chinese_word_hidden_across_a_word_boundary_does_not_outrank_the_word(
 
 
 def test_placement_keywords_of_a_chinese_memory_are_its_words():
-    from ihmt_vault.tree import keywords
+    from ihmt_vault.storage.tree import keywords
     assert keywords("", "我们的数据库部署在北京机房", []) == ["北京", "据库", "数据", "数据库", "机房", "部署"]

@@ -5,8 +5,9 @@ import warnings
 import pytest
 from click.testing import CliRunner
 
-from ihmt_vault import Vault, semantic
-from ihmt_vault.cli import main
+from ihmt_vault import Vault
+from ihmt_vault.frontends.cli import main
+from ihmt_vault.plugins import semantic
 from ihmt_vault.search import RankItem
 
 pytest.importorskip("wordllama", reason="the semantic extra is not installed")

@@ -11,7 +11,7 @@ import string
 
 import pytest
 
-from ihmt_vault.sensitive import find_secret, looks_like_credential
+from ihmt_vault.storage.sensitive import find_secret, looks_like_credential
 
 _RNG = random.Random(20240611)
 ALNUM = string.ascii_letters + string.digits

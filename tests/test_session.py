@@ -1,9 +1,9 @@
 """The session tools: re-reads that cost a few tokens, a scratchpad, log digests."""
 import pytest
 
-from ihmt_vault.digest import digest
 from ihmt_vault.errors import BadInput
-from ihmt_vault.session import Session
+from ihmt_vault.project.digest import digest
+from ihmt_vault.project.session import Session
 
 SETTINGS = "DEBUG = False\nRETRIES = 3\nTIMEOUT = 10\n"
 

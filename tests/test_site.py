@@ -16,16 +16,16 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from conftest import article, page
 from click.testing import CliRunner
+from conftest import article, page
 
 pytest.importorskip("mkdocs", reason="the site extra is not installed: pip install -e '.[site]'")
 pytest.importorskip("material", reason="the site extra is not installed: pip install -e '.[site]'")
 
 from ihmt_vault import Vault  # noqa: E402
-from ihmt_vault.cli import main  # noqa: E402
-from ihmt_vault.demo import _copy_sample  # noqa: E402
-from ihmt_vault.site import build_site  # noqa: E402
+from ihmt_vault.frontends.cli import main  # noqa: E402
+from ihmt_vault.frontends.demo import _copy_sample  # noqa: E402
+from ihmt_vault.frontends.site import build_site  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PG15 = "work/infrastructure/databases/staging-runs-postgresql-15.md"
@@ -226,7 +226,7 @@ def test_the_root_mkdocs_yml_builds_the_sample_without_touching_it(tmp_path):
 def test_the_showcase_and_generated_configurations_agree():
     import yaml
 
-    from ihmt_vault import site
+    from ihmt_vault.frontends import site
     showcase = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
     assert showcase["theme"] == site.THEME and showcase["markdown_extensions"] == site.MARKDOWN_EXTENSIONS
     assert showcase["plugins"][0] == "search" and "ihmt" in showcase["plugins"][1]
@@ -241,7 +241,7 @@ def test_serve_rebuilds_when_a_memory_is_edited(vault):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "ihmt_vault.cli", "site", "serve", "--vault", str(vault.root),
+    proc = subprocess.Popen([sys.executable, "-m", "ihmt_vault", "site", "serve", "--vault", str(vault.root),
                              "--addr", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}/{m.path[:-3]}/"
 

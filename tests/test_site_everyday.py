@@ -19,8 +19,9 @@ from click.testing import CliRunner
 pytest.importorskip("mkdocs", reason="the site extra is not installed: pip install -e '.[site]'")
 pytest.importorskip("material", reason="the site extra is not installed: pip install -e '.[site]'")
 
-from ihmt_vault import site, tree  # noqa: E402
-from ihmt_vault.cli import main  # noqa: E402
+from ihmt_vault.frontends import site
+from ihmt_vault.frontends.cli import main  # noqa: E402
+from ihmt_vault.storage import tree  # noqa: E402
 
 
 @pytest.fixture
@@ -140,7 +141,7 @@ def test_site_serve_answers_its_search_box_with_the_vaults_search(kettle):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "ihmt_vault.cli", "site", "serve", "--vault", str(kettle.root),
+    proc = subprocess.Popen([sys.executable, "-m", "ihmt_vault", "site", "serve", "--vault", str(kettle.root),
                              "--addr", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 120       # a hang guard: the server is up once it answers
@@ -176,7 +177,7 @@ def test_a_browser_sees_the_vaults_answer_in_the_search_box_as_text(kettle):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "ihmt_vault.cli", "site", "serve", "--vault", str(kettle.root),
+    proc = subprocess.Popen([sys.executable, "-m", "ihmt_vault", "site", "serve", "--vault", str(kettle.root),
                              "--addr", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     browser = None
     try:

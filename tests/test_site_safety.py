@@ -29,7 +29,7 @@ pytest.importorskip("material", reason="the site extra is not installed: pip ins
 pytest.importorskip("nh3")
 
 from ihmt_vault import Vault  # noqa: E402
-from ihmt_vault.site import build_site  # noqa: E402
+from ihmt_vault.frontends.site import build_site  # noqa: E402
 
 # --- the payloads --------------------------------------------------------------------------------
 # Every payload's script says `pwn`: no element or attribute of the output may carry it live.

@@ -10,7 +10,7 @@ from ihmt_vault import Vault
 
 
 def ihmt(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "ihmt_vault.cli", *args], capture_output=True, text=True, cwd=cwd)
+    return subprocess.run([sys.executable, "-m", "ihmt_vault", *args], capture_output=True, text=True, cwd=cwd)
 
 
 def all_text(root: Path) -> str:

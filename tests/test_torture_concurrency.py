@@ -50,7 +50,7 @@ CLI = textwrap.dedent("""
     retries = 0
     for i in range(n):
         while True:
-            args = [sys.executable, "-m", "ihmt_vault.cli", "save", f"Note {i} from {who}: the {mk(who, i)} marker.",
+            args = [sys.executable, "-m", "ihmt_vault", "save", f"Note {i} from {who}: the {mk(who, i)} marker.",
                     "--title", f"{who} fact {i}", "--source", who, "--vault", root]
             if i % 3 != 2:
                 args += ["--topic", f"team/{who}"]
@@ -70,7 +70,7 @@ MCP = textwrap.dedent("""
     root, who, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     async def main():
         retries = 0
-        params = StdioServerParameters(command=sys.executable, args=["-m", "ihmt_vault.cli", "mcp", "--vault", root],
+        params = StdioServerParameters(command=sys.executable, args=["-m", "ihmt_vault", "mcp", "--vault", root],
                                        env=dict(os.environ))
         async with Client(params, client_info=Implementation(name=who, version="1"), read_timeout_seconds=120) as c:
             for i in range(n):
@@ -98,7 +98,7 @@ def test_eight_writers_at_once(tmp_path):
     root = tmp_path / "v"
     Vault.init(root).close()
     writers = {"lib1": LIB, "lib2": LIB, "lib3": LIB, "cli1": CLI, "cli2": CLI, "mcp1": MCP, "mcp2": MCP}
-    watcher = subprocess.Popen([sys.executable, "-u", "-m", "ihmt_vault.cli", "watch", "--debounce", "0.3",
+    watcher = subprocess.Popen([sys.executable, "-u", "-m", "ihmt_vault", "watch", "--debounce", "0.3",
                                 "--vault", str(root)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     log: list[str] = []
     threading.Thread(target=lambda: log.extend(l.rstrip("\n") for l in watcher.stdout), daemon=True).start()
@@ -162,7 +162,7 @@ def test_eight_writers_at_once(tmp_path):
             for i in (0, N // 2, N - 1):
                 hits = v.search(marker(who, i)).hits
                 assert hits and hits[0].title == f"{who} fact {i}", (who, i)
-    r = subprocess.run([sys.executable, "-m", "ihmt_vault.cli", "doctor", "--vault", str(root)],
+    r = subprocess.run([sys.executable, "-m", "ihmt_vault", "doctor", "--vault", str(root)],
                        capture_output=True, text=True)
     assert (r.returncode, r.stdout) == (0, "vault is healthy\n"), r.stdout + r.stderr
     subprocess.run(["git", "fsck", "--no-progress", "--strict"], cwd=root, check=True, capture_output=True)
@@ -176,7 +176,7 @@ def test_the_watcher_keeps_a_batch_it_could_not_write_for_the_lock(tmp_path):
     root = tmp_path / "v"
     Vault.init(root).close()
     (root / ".ihmt/config.toml").write_text("[vault]\nlock_timeout = 0.5\n")
-    watcher = subprocess.Popen([sys.executable, "-u", "-m", "ihmt_vault.cli", "watch", "--debounce", "0.2",
+    watcher = subprocess.Popen([sys.executable, "-u", "-m", "ihmt_vault", "watch", "--debounce", "0.2",
                                 "--vault", str(root)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     log: list[str] = []
     threading.Thread(target=lambda: log.extend(l.rstrip("\n") for l in watcher.stdout), daemon=True).start()

@@ -28,7 +28,8 @@ from pathlib import Path
 import pytest
 from conftest import git
 
-from ihmt_vault import Vault, notes
+from ihmt_vault import Vault
+from ihmt_vault.storage import notes
 
 SCALE = int(os.environ.get("TORTURE_SCALE", "1"))
 WORDS = "amber basalt cobalt dune ember fjord garnet heron indigo jasper kelp lumen moraine nectar onyx".split()
@@ -42,7 +43,9 @@ def word(i: int, salt: int = 0) -> str:
 
 CHILD = textwrap.dedent("""
     import os, signal, subprocess, sys, json
-    from ihmt_vault import Vault, notes, gitlog, engine as vmod, catalog
+    from ihmt_vault import Vault
+    from ihmt_vault.storage import notes, gitlog, catalog
+    from ihmt_vault.engine import core as vmod
     from ihmt_vault.search import index as sidx
     import whoosh.writing
     root, point, before, salt = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
@@ -145,7 +148,7 @@ CHILD = textwrap.dedent("""
                 die()
         vmod.Engine.reindex = reindex
     elif name == "split-move":         # the k-th move of a folder split
-        from ihmt_vault.transaction import Transaction as Tx
+        from ihmt_vault.engine.transaction import Transaction as Tx
         real_move = Tx.move
         def move(self, rel, folder):
             dest = real_move(self, rel, folder)
@@ -189,7 +192,7 @@ TESTS = str(Path(__file__).resolve().parent)
 
 
 def ihmt(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ihmt_vault.cli", *args, "--vault", str(root)],
+    return subprocess.run([sys.executable, "-m", "ihmt_vault", *args, "--vault", str(root)],
                           capture_output=True, text=True)
 
 
@@ -307,7 +310,8 @@ def test_kill_during_doctor_repair_then_repair_again(tmp_path):
     returned = crash(root, "after-rename:1", before=1)
     script = textwrap.dedent(f"""
         import os, signal
-        from ihmt_vault import gitlog, Vault
+        from ihmt_vault import Vault
+        from ihmt_vault.storage import gitlog
         gitlog.Repo.commit = lambda self, paths, msg, **kw: os.kill(os.getpid(), signal.SIGKILL)
         Vault.open({str(root)!r}).doctor(repair=True)
     """)

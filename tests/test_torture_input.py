@@ -21,7 +21,8 @@ from conftest import git, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ihmt_vault import BadInput, BrokenFile, NotFound, SecretRefused, Vault, VaultError, notes
+from ihmt_vault import BadInput, BrokenFile, NotFound, SecretRefused, Vault, VaultError
+from ihmt_vault.storage import notes
 
 # text a person can type: any code point but surrogates (not encodable) and NUL (refused elsewhere)
 TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"), max_size=200)
@@ -326,7 +327,7 @@ def test_a_secret_is_refused_by_save_import_and_cli(filled, kind):
     unchanged(filled, lambda: filled.save_many([{"text": "fine"}, {"text": text}]), SecretRefused)
     unchanged(filled, lambda: filled.save("fine text", title=SECRETS[kind][:120], topic="work"), SecretRefused)
     before = state(filled.root)
-    r = subprocess.run([sys.executable, "-m", "ihmt_vault.cli", "save", "-", "--vault", str(filled.root)],
+    r = subprocess.run([sys.executable, "-m", "ihmt_vault", "save", "-", "--vault", str(filled.root)],
                        input=text, capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
     assert state(filled.root) == before

@@ -2,7 +2,7 @@
 import pytest
 
 from ihmt_vault.errors import SecretRefused
-from ihmt_vault.notes import slugify, title_from_body
+from ihmt_vault.storage.notes import slugify, title_from_body
 
 
 def test_a_generated_title_is_the_first_sentence():
@@ -147,7 +147,7 @@ def test_an_older_memory_on_the_same_subject_no_pattern_settles_is_returned_as_m
 
 
 def test_a_version_is_not_cut_at_its_dot():
-    from ihmt_vault import timeline
+    from ihmt_vault.storage import timeline
     assert [f.value for f in timeline.extract("Ana uses Neovim 0.11 for everything.", "user")] == ["Neovim 0.11"]
 
 
@@ -170,7 +170,7 @@ def test_a_description_holding_a_secret_is_refused(vault):
 def _placer(keyword_lists):
     from collections import Counter
 
-    from ihmt_vault import tree
+    from ihmt_vault.storage import tree
     info = {"python": tree.FolderInfo("python", "Python", 10, ["python", "parser"])}
     held = Counter(w for kws in keyword_lists for w in set(kws))
     return tree.Placer(lambda f: ["python"] if not f else [], info.get, 16, 3, lambda: (held, len(keyword_lists)))
@@ -189,13 +189,13 @@ def test_a_folder_name_word_half_the_vaults_memories_hold_is_weak_evidence():
 def test_the_vault_theme_is_the_keywords_more_than_a_quarter_of_its_memories_hold():
     from collections import Counter
 
-    from ihmt_vault import tree
+    from ihmt_vault.storage import tree
     held = Counter({"pythons": 20, "web": 10, "cache": 12, "redis": 32})    # of 64 memories
     assert tree.theme(tree.stem_counts(held), 64, 16) == {"python", "redis"}
 
 
 def test_a_crowded_folder_splits_into_subtopics_never_named_by_the_vault_theme():
-    from ihmt_vault import tree
+    from ihmt_vault.storage import tree
     texts = ["Python web framework Django.", "Python web framework Flask.", "Python web framework Pyramid.",
              "Python unit tests with pytest.", "Python unit tests with tox.", "Python unit tests with nose."]
     rows = [{"path": f"inbox/m{i}.md", "text": t, "keywords": []} for i, t in enumerate(texts)]
@@ -255,25 +255,25 @@ _TESTS = ["pytest runs the unit tests.", "tox runs the unit tests.", "nose runs 
 
 
 def test_a_group_is_never_named_by_the_verb_its_members_begin_with():
-    from ihmt_vault import clustering, tree
+    from ihmt_vault.storage import clustering, tree
     texts = ["Converts Markdown files to HTML.", "Converts CSV files to JSON.", "Converts Word files to PDF."] + _TESTS
     assert clustering.name_groups(texts, [[0, 1, 2], [3, 4, 5]], tree._STOP, set()) == ["files", "unit-tests"]
 
 
 def test_a_group_is_never_named_by_the_verb_before_an_article():
-    from ihmt_vault import clustering, tree
+    from ihmt_vault.storage import clustering, tree
     texts = ["Sphinx builds the documentation.", "MkDocs builds the site.", "pdoc builds the reference."] + _TESTS
     assert clustering.name_groups(texts, [[0, 1, 2], [3, 4, 5]], tree._STOP, set()) == [None, "unit-tests"]
 
 
 def test_a_group_is_never_named_by_a_preposition():
-    from ihmt_vault import clustering, tree
+    from ihmt_vault.storage import clustering, tree
     texts = ["nginx runs behind the load balancer.", "The admin app sits behind a VPN.", "Grafana stays behind SSO."] + _TESTS
     assert clustering.name_groups(texts, [[0, 1, 2], [3, 4, 5]], tree._STOP, set()) == [None, "unit-tests"]
 
 
 def test_a_memory_closer_to_another_folders_centre_by_the_margin_is_misplaced():
-    from ihmt_vault import tree
+    from ihmt_vault.storage import tree
     rows = [{"path": f"web-framework/m{i}.md", "text": t, "keywords": [], "movable": True} for i, t in enumerate(
         ["Django is a web framework.", "Flask is a web framework.", "Bottle is a web framework.",
          "pytest runs the unit tests quickly."])] + \
@@ -283,7 +283,7 @@ def test_a_memory_closer_to_another_folders_centre_by_the_margin_is_misplaced():
 
 
 def test_a_memory_a_person_placed_is_never_misplaced():
-    from ihmt_vault import tree
+    from ihmt_vault.storage import tree
     rows = [{"path": f"web-framework/m{i}.md", "text": t, "keywords": [], "movable": i < 3} for i, t in enumerate(
         ["Django is a web framework.", "Flask is a web framework.", "Bottle is a web framework.",
          "pytest runs the unit tests quickly."])] + \
@@ -330,7 +330,7 @@ def test_garden_never_refiles_a_memory_moved_by_hand(tmp_path):
 
 
 def _hand_written(root, folder, texts, placed=True):
-    from ihmt_vault import notes
+    from ihmt_vault.storage import notes
     for t in texts:
         fields = {"id": notes.new_id(), "title": t, "created": "2026-01-01T00:00:00Z"}
         (root / folder).mkdir(parents=True, exist_ok=True)
@@ -366,7 +366,7 @@ def test_garden_never_hands_up_a_subfolder_holding_a_memory_a_person_placed(tmp_
 
 
 def test_a_folder_whose_name_few_of_its_memories_hold_is_misnamed_and_named_for_what_they_share():
-    from ihmt_vault import tree
+    from ihmt_vault.storage import tree
     texts = ["pytest runs the unit tests.", "tox runs the unit tests.", "nose runs the unit tests.",
              "Hypothesis writes unit tests.", "ward runs unit tests in parallel.", "Sphinx builds the documentation."]
     rows = [{"path": f"docs/m{i}.md", "text": t, "keywords": []} for i, t in enumerate(texts)]
@@ -374,7 +374,7 @@ def test_a_folder_whose_name_few_of_its_memories_hold_is_misnamed_and_named_for_
 
 
 def test_a_folder_whose_name_a_third_of_its_memories_hold_keeps_it():
-    from ihmt_vault import tree
+    from ihmt_vault.storage import tree
     texts = ["pytest runs the unit tests.", "tox runs the unit tests.", "nose runs the unit tests.",
              "Hypothesis writes unit tests.", "Sphinx builds the docs.", "MkDocs builds the docs."]
     rows = [{"path": f"docs/m{i}.md", "text": t, "keywords": []} for i, t in enumerate(texts)]
@@ -382,7 +382,7 @@ def test_a_folder_whose_name_a_third_of_its_memories_hold_keeps_it():
 
 
 def test_a_folder_is_never_renamed_to_a_siblings_name():
-    from ihmt_vault import tree
+    from ihmt_vault.storage import tree
     texts = ["pytest runs the unit tests.", "tox runs the unit tests.", "nose runs the unit tests.",
              "Hypothesis writes unit tests.", "ward runs unit tests in parallel.", "Sphinx builds the documentation."]
     rows = [{"path": f"docs/m{i}.md", "text": t, "keywords": []} for i, t in enumerate(texts)] + \
@@ -428,19 +428,19 @@ def test_garden_never_renames_a_folder_someone_described(tmp_path):
 
 
 def test_a_group_is_never_named_by_an_identifier_out_of_code():
-    from ihmt_vault import clustering, tree
+    from ihmt_vault.storage import clustering, tree
     texts = ["Set airtable_base_id in the env.", "Read airtable_base_id from config.", "Never log airtable_base_id."] + _TESTS
     assert clustering.name_groups(texts, [[0, 1, 2], [3, 4, 5]], tree._STOP, set()) == [None, "unit-tests"]
 
 
 def test_a_group_is_never_named_by_an_adverb():
-    from ihmt_vault import clustering, tree
+    from ihmt_vault.storage import clustering, tree
     texts = ["Explicitly pin versions.", "Explicitly close files.", "Explicitly name exports."] + _TESTS
     assert clustering.name_groups(texts, [[0, 1, 2], [3, 4, 5]], tree._STOP, set()) == [None, "unit-tests"]
 
 
 def test_a_subtopic_the_inbox_splits_off_joins_the_top_folder_of_the_same_name():
-    from ihmt_vault import tree
+    from ihmt_vault.storage import tree
     texts = ["pytest runs the unit tests.", "tox runs the unit tests.", "nose runs the unit tests.",
              "Django is a web framework.", "Flask is a web framework.", "Bottle is a web framework."]
     rows = [{"path": f"inbox/m{i}.md", "text": t, "keywords": []} for i, t in enumerate(texts)]
@@ -458,7 +458,7 @@ _LOOSE = ["Grafana keeps sessions and tokens.", "Prometheus keeps hosts and disk
 def test_a_split_never_files_memories_under_a_name_few_of_them_hold():
     # k-means lumps the ten memories that share little into one cluster, and three of them say
     # "dashboards": such a cluster is clustered again, and what still fits nothing stays
-    from ihmt_vault import clustering, tree
+    from ihmt_vault.storage import clustering, tree
     texts = ["pytest runs the unit tests.", "tox runs the unit tests.", "nose runs the unit tests.",
              "Hypothesis writes unit tests.", "ward runs unit tests in parallel.", "green runs unit tests fast.",
              "Django is a web framework.", "Flask is a web framework.", "Bottle is a web framework.",
@@ -497,7 +497,7 @@ def test_what_the_inbox_holds_beyond_two_branch_factors_goes_where_placement_has
 
 
 def test_a_group_is_never_named_by_what_a_folder_name_leaves_of_a_symbol():
-    from ihmt_vault import clustering, tree
+    from ihmt_vault.storage import clustering, tree
     texts = ["Bindings for C++ code.", "A C++ compiler front end.", "Parses C++ headers."] + _TESTS
     assert clustering.name_groups(texts, [[0, 1, 2], [3, 4, 5]], tree._STOP, set()) == [None, "unit-tests"]
 
@@ -518,7 +518,7 @@ def test_a_folder_the_inbox_overflow_fills_past_the_branch_factor_is_split(tmp_p
 
 def test_a_split_into_one_subtopic_holding_most_of_the_folder_splits_that_subtopic_instead():
     # "dashboard/" holding 8 of 15 would be the folder under another name, split next into a chain
-    from ihmt_vault import clustering, tree
+    from ihmt_vault.storage import clustering, tree
     texts = ["Nomad keeps the jobs for the dashboard.", "Docker keeps the jobs for the dashboard.",
              "Argo keeps the jobs for the dashboard.", "Sentry keeps the jobs for the dashboard.",
              "Ansible keeps the jobs for the dashboard.", "Docker keeps the hosts for the dashboard.",

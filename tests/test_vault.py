@@ -4,7 +4,7 @@ from pathlib import Path
 from conftest import commits, git
 
 from ihmt_vault import Vault
-from ihmt_vault.gitlog import parse_trailers
+from ihmt_vault.storage.gitlog import parse_trailers
 
 
 def last_commit(root: Path) -> tuple[str, dict, list[str]]:

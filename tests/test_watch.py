@@ -16,7 +16,7 @@ class Running:
     def __init__(self, root):
         self.root = root
         self.lines: list[str] = []
-        self.proc = subprocess.Popen([sys.executable, "-u", "-m", "ihmt_vault.cli", "watch", "--debounce", "0.3",
+        self.proc = subprocess.Popen([sys.executable, "-u", "-m", "ihmt_vault", "watch", "--debounce", "0.3",
                                       "--vault", str(root)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         threading.Thread(target=self._read, daemon=True).start()
         self.wait_for(lambda: any("watching" in l for l in self.lines), "watcher start")
@@ -102,7 +102,7 @@ def test_no_commit_loop_and_saves_by_other_processes_are_not_committed_twice(wat
     (root / "a").mkdir()
     (root / "a/one.md").write_text("One memory.\n")
     watcher.wait_commit("edit: One memory.")
-    subprocess.run([sys.executable, "-m", "ihmt_vault.cli", "save", "Saved by the CLI.", "--topic", "a",
+    subprocess.run([sys.executable, "-m", "ihmt_vault", "save", "Saved by the CLI.", "--topic", "a",
                     "--vault", str(root)], check=True, capture_output=True)
     before = commits(root)
     time.sleep(10)
@@ -126,10 +126,10 @@ def test_a_burst_of_500_files_is_a_handful_of_commits(watcher, vault):
 def test_watch_once_takes_in_what_changed_while_nobody_watched(vault):
     (vault.root / "later").mkdir()
     (vault.root / "later/note.md").write_text("Written while the watcher was off.\n")
-    r = subprocess.run([sys.executable, "-m", "ihmt_vault.cli", "watch", "--once", "--vault", str(vault.root)],
+    r = subprocess.run([sys.executable, "-m", "ihmt_vault", "watch", "--once", "--vault", str(vault.root)],
                        capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout == "edit   later/note.md  Written while the watcher was off.\n"
     assert commits(vault.root)[0] == "edit: Written while the watcher was off."
-    r = subprocess.run([sys.executable, "-m", "ihmt_vault.cli", "watch", "--once", "--vault", str(vault.root)],
+    r = subprocess.run([sys.executable, "-m", "ihmt_vault", "watch", "--once", "--vault", str(vault.root)],
                        capture_output=True, text=True)
     assert r.stdout == "nothing to take in\n"

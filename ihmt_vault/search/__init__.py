@@ -43,9 +43,9 @@ from __future__ import annotations
 
 from .documents import Doc
 from .index import IndexUnavailable, SearchIndex
-from .rankers import RankItem, Ranker
-from .settings import SearchSettings
+from .rankers import Ranker, RankItem
 from .result import AMBIGUOUS, FOUND, NOT_FOUND, Hit, SearchResult, estimate_tokens
+from .settings import SearchSettings
 
 __all__ = ["Doc", "SearchIndex", "IndexUnavailable", "Hit", "SearchResult", "estimate_tokens", "Ranker",
            "RankItem", "SearchSettings", "FOUND", "AMBIGUOUS", "NOT_FOUND"]

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 from whoosh.lang import stemmer_for_language, stopwords_for_language
 
-from ..text import CJK as _CJK_CHARS, CJK_RUN, cjk_terms, fold
+from ..text import CJK as _CJK_CHARS
+from ..text import CJK_RUN, cjk_terms, fold
 
 _EN_STEM = stemmer_for_language("en")
 _ES_STEM = stemmer_for_language("es")

@@ -16,7 +16,16 @@ from dataclasses import dataclass, field
 
 from whoosh.query import And, ConstantScoreQuery, Or, Term
 
-from .matching import QF_WEIGHT, SUMMARY_FIELDS, fields_of_query, date_query, ranked, run_scoped, summary_query, text_query
+from .matching import (
+    QF_WEIGHT,
+    SUMMARY_FIELDS,
+    date_query,
+    fields_of_query,
+    ranked,
+    run_scoped,
+    summary_query,
+    text_query,
+)
 from .postings import memory_df, stored
 from .query import ParsedQuery
 

@@ -18,7 +18,8 @@ import functools
 from collections import OrderedDict
 
 from .candidates import Candidate
-from .documents import ORDER_SEP as SEP, is_archived, order_key, saved_at, stamp
+from .documents import ORDER_SEP as SEP
+from .documents import is_archived, order_key, saved_at, stamp
 from .postings import docs, stored
 from .scoring import OUTDATED_FACTOR, Scored, as_of_view
 
@@ -70,7 +71,7 @@ def _walk(s, folder: str, lo: str, key: str, hi: str) -> tuple[int | None, int |
     return before, (_live(s, min(later)) if later else None)
 
 
-_FOLDER_TERMS: "OrderedDict[tuple[str, str], list[str]]" = OrderedDict()
+_FOLDER_TERMS: OrderedDict[tuple[str, str], list[str]] = OrderedDict()
 
 
 def folder_terms(reader, folder: str) -> list[str]:

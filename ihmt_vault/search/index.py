@@ -13,8 +13,8 @@ import os
 import shutil
 import threading
 import time
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 from whoosh import index as windex
 from whoosh.filedb.filestore import FileStorage
@@ -27,9 +27,9 @@ from .candidates import bounded, gather
 from .documents import SCHEMA_VERSION, fields_of, make_schema
 from .matching import summary_query, weighting
 from .query import ParsedQuery, parse
-from .rankers import RankItem, Ranker, fuse
-from .settings import SearchSettings
+from .rankers import Ranker, RankItem, fuse
 from .result import AMBIGUOUS, NOT_FOUND, SearchResult, estimate_tokens
+from .settings import SearchSettings
 
 STATE_FILE = "ihmt-state.json"
 SMALL_SEGMENTS = 2       # small segments (beside the largest) before they are merged into one

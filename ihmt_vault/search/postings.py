@@ -31,12 +31,12 @@ from whoosh.query import And, ConstantScoreQuery, DisjunctionMax, Or, Term
 MAX_POSTINGS = 2_000_000
 MAX_STORED = 50_000
 TERMS_PER_SEARCHER = 512
-_postings: "OrderedDict[tuple, dict[int, int | float]]" = OrderedDict()   # (segment, dels, field, term) → {doc: tf}
+_postings: OrderedDict[tuple, dict[int, int | float]] = OrderedDict()   # (segment, dels, field, term) → {doc: tf}
 _held = [0]                                                               # postings in `_postings`
-_lengths: "OrderedDict[tuple, dict[int, int]]" = OrderedDict()            # (segment, field) → {doc: length}
-_stored: "OrderedDict[tuple, dict]" = OrderedDict()                      # (segment, doc) → stored fields
-_terms: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()       # searcher → {(field, term, k1, b): scores}
-_df: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()          # searcher → {term: memories holding it}
+_lengths: OrderedDict[tuple, dict[int, int]] = OrderedDict()            # (segment, field) → {doc: length}
+_stored: OrderedDict[tuple, dict] = OrderedDict()                      # (segment, doc) → stored fields
+_terms: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()       # searcher → {(field, term, k1, b): scores}
+_df: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()          # searcher → {term: memories holding it}
 _lock = threading.Lock()   # the caches are shared by every vault a process has open
 
 

@@ -13,8 +13,9 @@ query (the lexical order stands).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import Protocol
 
 RRF_K = 60          # the usual constant: ranks far down the list count little
 POOL = 50           # lexical candidates a ranker re-orders, at most

@@ -33,8 +33,8 @@ class Scored:
     docnum: int
     data: dict          # the stored document
     cand: Candidate
-    newer: "Scored | None" = None   # a newer memory about the same subject that may change this one
-    lent_by: "Scored | None" = None  # the neighbour that brought it in (via "context")
+    newer: Scored | None = None   # a newer memory about the same subject that may change this one
+    lent_by: Scored | None = None  # the neighbour that brought it in (via "context")
 
 
 def score(s, g: Gathered, cq: ParsedQuery | None, as_of: str | None) -> list[Scored]:

@@ -1,0 +1,220 @@
+"""Reading the vault level by level: the brief (level 1), a folder's summary, the tree, listings.
+
+An agent starts with the brief (hmem's level 1): the pinned (core) memories, and per top-level
+topic its newest and most recalled memories with their first line and everything else as a count
+to drill down (`[+7 →] read_memory('work')`) — within a token budget whatever the vault's size.
+Outdated and archived memories are never in it (search still finds them). It drills down one
+folder summary, or one memory's nested level, at a time. Reads never take the lock.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from ..engine.core import CACHE, Engine
+from ..errors import NotFound
+from ..storage import nested, notes, tree
+from ..storage.catalog import Row
+from ..storage.notes import Memory
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+@dataclass
+class TopicDigest:
+    """One top-level topic as the brief sees it: its size, its subtopics, and the memories that
+    stand for it (the newest and the most recalled, active ones only)."""
+
+    name: str                     # "" for memories at the root
+    count: int
+    subtopics: list[tuple[str, int]]
+    newest: list[Row]
+    recalled: list[tuple[Row, int]]
+
+
+def digests(e: Engine, per_topic: int) -> list[TopicDigest]:
+    """Every top-level topic's digest, biggest first; archived and outdated memories not counted."""
+    by_folder = e.catalog.counts_by_folder("active")
+    tops: dict[str, Counter] = {}
+    for folder, n in by_folder.items():
+        top, _, rest = folder.partition("/")
+        if top == tree.ARCHIVE:
+            continue
+        tops.setdefault(top, Counter())[rest.partition("/")[0]] += n
+    counts = e.recalls.all()
+    recalled: dict[str, list[tuple[Row, int]]] = {}
+    filled = 0
+    for i in sorted(counts, key=lambda i: (-counts[i].count, i)):   # by id: no vault scan
+        if filled >= len(tops):   # every topic has its most recalled: the rest need no lookup
+            break
+        for r in e.catalog.by_id(i):
+            top = r.folder.partition("/")[0]
+            if r.status == "active" and top in tops and len(recalled.setdefault(top, [])) < per_topic:
+                recalled[top].append((r, counts[i].count))
+                filled += len(recalled[top]) == per_topic
+    out = []
+    for top, subs in tops.items():
+        newest = e.catalog.newest_under(top, per_topic * 2) if top else e.catalog.newest_in("", per_topic * 2)
+        out.append(TopicDigest(top, sum(subs.values()), sorted(((k, n) for k, n in subs.items() if k), key=lambda x: -x[1]),
+                               newest, recalled.get(top, [])))
+    return sorted(out, key=lambda t: (-t.count, t.name))
+
+
+def compose_brief(title: str, live: int, hidden: int, pinned: list[Row], topics: list[TopicDigest],
+                  budget_tokens: int, mounts: list[tuple[str, list[TopicDigest]]] = ()) -> str:
+    """The brief within `budget_tokens` (chars/4): pinned memories, then per topic its newest and
+    most recalled memories with their first line and the rest as a count to drill down — shown in
+    less detail (two each, one each, none) until it fits, and the smallest topics last as a count."""
+    budget = budget_tokens * 4
+
+    def memory_line(r: Row, mark: str) -> str:
+        first = notes.shorten(r.first_line, 100)
+        text = r.title if not first or first.startswith(r.title.rstrip(".…")) else f"{r.title}: {first}"
+        return f"- {mark} {notes.shorten(text, 140)} ({r.id})"
+
+    def topic_block(t: TopicDigest, k: int, shown: set[str], prefix: str = "") -> list[str]:
+        where = f"{prefix}{t.name}/" if t.name else (prefix or "/")
+        subs = ", ".join(f"{s} {n}" for s, n in t.subtopics[:6]) + (", …" if len(t.subtopics) > 6 else "")
+        lines = [f"## {where} — {_plural(t.count, 'memory', 'memories')}" + (f" ({subs})" if subs else "")]
+        listed = []
+        for r, n in t.recalled[:k]:
+            if r.id not in shown:
+                listed.append(memory_line(r, f"{n}×"))
+                shown.add(r.id)
+        for r in t.newest:
+            if len(listed) >= 2 * k:
+                break
+            if r.id not in shown:
+                listed.append(memory_line(r, r.date or (r.created or "")[:10] or "new"))
+                shown.add(r.id)
+        rest = t.count - len(listed) - sum(1 for r in pinned if r.folder.partition("/")[0] == t.name)
+        lines += listed
+        if rest > 0:
+            lines.append(f"[+{rest} →] read_memory('{prefix}{t.name}')")
+        return lines
+
+    head = [f"# {title}: {_plural(live, 'memory', 'memories')}"
+            + (f" ({hidden} outdated or archived: searchable, not listed)" if hidden else ""),
+            "search_memory finds any memory; read_memory(path) drills down."]
+    pins: list[str] = ["", "## Pinned"] if pinned else []
+    for n, r in enumerate(pinned):   # core memories first, but never more than a third of the budget
+        line = memory_line(r, "core")
+        if sum(len(x) + 1 for x in pins) + len(line) > budget // 3:
+            pins.append(f"[+{len(pinned) - n} pinned →] search_memory finds them")
+            break
+        pins.append(line)
+    for k in (2, 1, 0):
+        shown = {r.id for r in pinned}
+        body: list[str] = []
+        for t in topics:
+            body += [""] + topic_block(t, k, shown)
+        for name, mounted in mounts:
+            body += ["", f"# mounted: {name}"]
+            for t in mounted:
+                body += [""] + topic_block(t, k, shown, f"{name}:")
+        lines = head + pins + body
+        if sum(len(x) + 1 for x in lines) <= budget or k == 0:
+            break
+    out, used = [], 0
+    for n, line in enumerate(lines):
+        if used + len(line) + 1 > budget - 60:
+            left = sum(1 for x in lines[n:] if x.startswith("## "))
+            out.append(f"[+{left} more topics →] read_memory('') lists them all" if left else
+                       "[+more →] search_memory or read_memory")
+            break
+        out.append(line)
+        used += len(line) + 1
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def brief(e: Engine, budget_tokens: int | None = None, per_topic: int = 2,
+          mounts: list[tuple[str, Engine]] = ()) -> str:
+    e.refresh()
+    live = e.catalog.count("WHERE status = 'active'")
+    hidden = e.catalog.count() - live
+    pinned = [r for r in e.catalog.pinned() if r.status == "active"]
+    for _, m in mounts:
+        m.refresh()
+    return compose_brief(e.config.title, live, hidden, pinned, digests(e, per_topic),
+                         budget_tokens or e.config.brief_tokens, [(n, digests(m, per_topic)) for n, m in mounts])
+
+
+def read(e: Engine, id_or_path: str, level: int, source: str | None = None) -> tuple[Memory, str]:
+    """A memory read down to `level` of its tree (a recall, as a read in full is)."""
+    from . import lifecycle
+    m = lifecycle.show(e, id_or_path, source)
+    return m, nested.render(m.body, level)
+
+
+def read_folder(e: Engine, folder: str = "") -> str:
+    rel = tree.clean_topic(folder, e.config.max_depth) if folder.strip().strip("/") else ""
+    file = e.layout.abs(tree.summary_path(rel))
+    if not file.is_file():
+        raise NotFound(f"{folder or '/'}: no such topic; see 'ihmt tree'")
+    return file.read_text(encoding="utf-8")
+
+
+def topic_tree(e: Engine, depth: int = 2) -> dict:
+    """Topics with their memory counts, `depth` levels down. `archive/` is not a topic (the root
+    counts what it holds as `archived`), nor is a folder without memories (attachments, say). A
+    folder at the last level shown says what it holds below: `more_topics`, `more_memories` (and
+    `more`, their sum)."""
+    e.refresh()
+    by_folder: dict[str, list[Row]] = {}
+    archived = 0
+    for r in e.catalog.all():
+        if r.folder == tree.ARCHIVE or r.folder.startswith(tree.ARCHIVE + "/"):
+            archived += 1
+        else:
+            by_folder.setdefault(r.folder, []).append(r)
+
+    def count_under(folder: str) -> int:
+        return sum(len(v) for k, v in by_folder.items() if not folder or k == folder or k.startswith(folder + "/"))
+
+    def node(folder: str, level: int) -> dict:
+        subs = [f"{folder}/{s}" if folder else s for s in e.layout.subfolders(folder)]
+        subs = [s for s in subs if s != tree.ARCHIVE and count_under(s)]
+        rows = sorted(by_folder.get(folder, []), key=tree.sort_key)
+        n = {"path": folder, "title": tree.humanize(folder.rpartition("/")[2]) or e.config.title,
+             "count": count_under(folder), "children": [], "memories": []}
+        if level < depth:
+            n["children"] = [node(s, level + 1) for s in subs]
+            n["memories"] = [{"id": r.id, "title": r.title, "date": r.date, "status": r.status,
+                              "pinned": bool(r.pinned), "path": r.path} for r in rows]
+        else:
+            n["more"] = len(subs) + len(rows)
+            n["more_topics"], n["more_memories"] = len(subs), len(rows)
+        return n
+
+    root = node("", 0)
+    if archived:
+        root["archived"] = archived
+    return root
+
+
+def memories(e: Engine, under: str = "") -> list[dict]:
+    e.refresh()
+    folder = tree.clean_topic(under, e.config.max_depth) if under else ""
+    return [dict(r) for r in sorted(e.catalog.under(folder), key=lambda r: r.path)]
+
+
+def stats(e: Engine) -> dict:
+    e.refresh()
+    rows = e.catalog.all()
+    size = sum(f.stat().st_size for f in e.root.rglob("*") if f.is_file() and ".git" not in f.parts
+               and CACHE not in f.as_posix())
+    cache = sum(f.stat().st_size for f in (e.root / CACHE).rglob("*") if f.is_file())
+    return {
+        "vault": str(e.root),
+        "memories": len(rows),
+        "status": dict(sorted(Counter(r.status for r in rows).items())),
+        "types": dict(sorted(Counter(r.type for r in rows).items())),
+        "topics": len({r.folder for r in rows}),
+        "pinned": sum(1 for r in rows if r.pinned),
+        "files_bytes": size,
+        "cache_bytes": cache,
+        "head": e.repo.head(),
+        "rankers": e.ranker_status(),
+    }
