@@ -32,7 +32,7 @@ def test_no_module_touches_another_objects_private_names():
 def test_git_runs_only_in_gitlog():
     offences = []
     for file in MODULES:
-        if file.name == "gitlog.py":
+        if file.parent.name == "gitlog":
             continue
         text = file.read_text(encoding="utf-8")
         for node in ast.walk(_tree(file)):
@@ -139,7 +139,7 @@ def test_front_ends_reach_git_whoosh_and_sqlite_only_through_the_vault():
     offences = []
     for file in (PACKAGE / "frontends").rglob("*.py"):
         for line, target in _package_imports(file):
-            if target in ENGINE_PARTS:
+            if any(target == p or target.startswith(p + ".") for p in ENGINE_PARTS):
                 offences.append(f"{file.relative_to(ROOT)}:{line} imports {target}")
         offences += [f"{file.relative_to(ROOT)} imports {n}" for n in _third_party(file) & {"whoosh", "git", "sqlite3"}]
     assert offences == []

@@ -99,21 +99,21 @@ CHILD = textwrap.dedent("""
             if armed[0] and "update-ref" in cmd:
                 die()
             return real_sub(cmd, *a, **kw)
-        gitlog.subprocess.run = sub
+        subprocess.run = sub
     elif name == "after-update-ref":   # HEAD moved (the person's index took the paths just before)
         def sub(cmd, *a, **kw):
             r = real_sub(cmd, *a, **kw)
             if armed[0] and "update-ref" in cmd:
                 die()
             return r
-        gitlog.subprocess.run = sub
+        subprocess.run = sub
     elif name == "persons-index":      # the person's index has the paths, HEAD has not moved
         def sub(cmd, *a, **kw):
             r = real_sub(cmd, *a, **kw)
             if armed[0] and "update-index" in cmd and "GIT_INDEX_FILE" not in (kw.get("env") or {}):
                 die()
             return r
-        gitlog.subprocess.run = sub
+        subprocess.run = sub
     elif name == "catalog":            # in the middle of the catalog's transaction
         real_upsert = catalog.Catalog.upsert
         def upsert(self, *a, **kw):
