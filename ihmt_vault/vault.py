@@ -26,17 +26,43 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from .config import CONFIG_PATH, Config, Mount
+from .config import CONFIG_PATH, Config
 from .engine.core import Engine, Progress
 from .errors import BadInput, NotAVault
-from .ops import (answers, corrections, decay, doctor, export, garden, githooks, history, ingest, levels, lifecycle,
-                  reconcile, saving, sync)
+from .ops import (
+    answers,
+    corrections,
+    decay,
+    doctor,
+    export,
+    garden,
+    githooks,
+    history,
+    ingest,
+    levels,
+    lifecycle,
+    reconcile,
+    saving,
+    sync,
+)
 from .ops.decay import DecayReport
 from .ops.mounts import Mounts
 from .plugins import chunkers
 from .plugins.manager import register
-from .results import (Change, ExportReport, ForgetReport, GardenReport, ImportReport, IngestReport, Problem,
-                      RebuildReport, ReconcileReport, SyncReport, SyncStatus, UndoReport)
+from .results import (
+    Change,
+    ExportReport,
+    ForgetReport,
+    GardenReport,
+    ImportReport,
+    IngestReport,
+    Problem,
+    RebuildReport,
+    ReconcileReport,
+    SyncReport,
+    SyncStatus,
+    UndoReport,
+)
 from .search.result import SearchResult
 from .storage import gitlog, timeline
 from .storage.layout import default_path, expand, write_vault_files

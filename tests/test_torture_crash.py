@@ -43,7 +43,7 @@ def word(i: int, salt: int = 0) -> str:
 
 CHILD = textwrap.dedent("""
     import os, signal, subprocess, sys, json
-    from ihmt_vault import Vault
+    from ihmt_vault import Vault, files
     from ihmt_vault.storage import notes, gitlog, catalog
     from ihmt_vault.engine import core as vmod
     from ihmt_vault.search import index as sidx
@@ -63,7 +63,7 @@ CHILD = textwrap.dedent("""
         return False
     name, _, k = point.partition(":")
     k = int(k or 1)
-    real_write, real_run, real_sub = notes.write_atomic, gitlog.Repo.run, subprocess.run
+    real_write, real_run, real_sub = files.atomic_write, gitlog.Repo.run, subprocess.run
     if name == "before-rename":        # the temp file is written, the rename never happens
         def write(file, text, expected=None):
             if nth(k):
@@ -73,14 +73,14 @@ CHILD = textwrap.dedent("""
                     f.write(text[: len(text) // 2])
                 die()
             return real_write(file, text, expected)
-        notes.write_atomic = write
+        files.atomic_write = write
     elif name == "after-rename":       # the k-th file of the save is in place
         def write(file, text, expected=None):
             done = real_write(file, text, expected)
             if nth(k):
                 die()
             return done
-        notes.write_atomic = write
+        files.atomic_write = write
     elif name == "commit":
         real_commit = gitlog.Repo.commit
         def commit(self, paths, msg, **kw):

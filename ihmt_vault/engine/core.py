@@ -27,12 +27,11 @@ from __future__ import annotations
 import struct
 import time
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import yaml
-
+from .. import files
 from ..config import Config
 from ..errors import BadInput, BrokenFile, NotFound, Refused, VaultError
 from ..results import Committed
@@ -156,11 +155,20 @@ class Engine:
     def get(self, id_or_path: str) -> Memory:
         return self.read(self.resolve(id_or_path))
 
+    def iter_memories(self, paths: Iterable[str]) -> Iterator[Memory]:
+        """The memories at these vault paths as they are now; one gone or unreadable since it was
+        listed (a broken hand edit: doctor reports it) is skipped."""
+        for rel in paths:
+            try:
+                yield self.read(rel)
+            except VaultError:
+                continue
+
     def folder_info(self, folder: str) -> tree.FolderInfo | None:
         """What a parent lists of a subfolder, from the subfolder's index.md (fresh: bottom-up order)."""
         try:
             block, _ = notes.split_front_matter(self.layout.abs(tree.summary_path(folder)).read_text(encoding="utf-8"))
-            meta = safe_yaml(block)
+            meta = notes.front_matter_or_empty(block)
         except (OSError, UnicodeDecodeError):
             meta = {}
         name = folder.rpartition("/")[2]
@@ -324,11 +332,8 @@ class Engine:
 
     def rebuild_index(self, generation: str) -> None:
         def docs():
-            for row in self.catalog.all():
-                try:
-                    yield memory_doc(self.read(row.path))
-                except VaultError:
-                    continue
+            for m in self.iter_memories(row.path for row in self.catalog.all()):
+                yield memory_doc(m)
             for folder in sorted(self.layout.all_folders()):
                 doc = self.summary_doc(folder)
                 if doc:
@@ -343,7 +348,7 @@ class Engine:
         except (OSError, UnicodeDecodeError):
             return None
         block, body = notes.split_front_matter(text)
-        meta = safe_yaml(block)
+        meta = notes.front_matter_or_empty(block)
         return Doc(key=f"dir:{folder}", kind="summary", path=rel, folder=folder, depth=tree.depth(folder),
                    title=str(meta.get("title") or tree.humanize(folder.rpartition("/")[2]) or self.config.title),
                    body=body, tags=[str(k) for k in meta.get("keywords") or []])
@@ -441,7 +446,7 @@ class Engine:
         for rel in paths:
             file = self.layout.abs(rel)
             try:
-                now = notes.read_exact(file) if file.exists() else None
+                now = files.read_exact(file) if file.exists() else None
             except (OSError, UnicodeDecodeError):
                 return False
             if now != self.repo.show("HEAD", rel):
@@ -455,7 +460,7 @@ class Engine:
             if before is None:
                 self.layout.abs(rel).unlink(missing_ok=True)
             else:
-                notes.write_atomic(self.layout.abs(rel), before)
+                files.atomic_write(self.layout.abs(rel), before)
 
 
 def facts_of(m: Memory) -> list[timeline.Fact]:
@@ -465,17 +470,6 @@ def facts_of(m: Memory) -> list[timeline.Fact]:
     if recorded is not None:
         return recorded
     return timeline.extract(f"{m.title}.\n{m.body}" if m.title not in m.body else m.body, who)
-
-
-def safe_yaml(block: str | None) -> dict:
-    """A summary's front matter as a dict ({} when absent or unreadable: it is regenerated)."""
-    if not block:
-        return {}
-    try:
-        meta = yaml.load(block, Loader=notes.LOADER)
-    except yaml.YAMLError:
-        return {}
-    return meta if isinstance(meta, dict) else {}
 
 
 def memory_doc(m: Memory):

@@ -10,12 +10,12 @@ with the operation's trailers, updates the search index and clears the journal.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from .. import files
 from ..config import Config
 from ..errors import BadInput, BrokenFile, VaultError
 from ..storage import gitlog, notes, tree
@@ -110,17 +110,13 @@ class Transaction:
         self.known.pop(rel, None)  # rewritten: parse it again when needed
         if self.e.layout.is_memory_path(rel):
             self.folders.add(tree.folder_of(rel))
-        return notes.write_atomic(self.e.layout.abs(rel), text, expected)
+        return files.atomic_write(self.e.layout.abs(rel), text, expected)
 
     def copy_in(self, rel: str, source: Path) -> None:
         """Copy a file from outside the vault as it is (an imported note's attachment), journalled
         first and written atomically like every other write."""
         self._record(rel)
-        dest = self.e.layout.abs(rel)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        tmp = dest.with_name(f".{dest.name[:80]}.{os.getpid()}.ihmt-tmp")
-        shutil.copyfile(source, tmp)
-        os.replace(tmp, dest)
+        files.atomic_write(self.e.layout.abs(rel), source.read_bytes())
 
     def remove(self, rel: str) -> None:
         self._record(rel, "delete")
@@ -154,7 +150,7 @@ class Transaction:
         if m is not None and notes.placed_by_gardener(m):
             self.rewrite(dest, lambda text: notes.update_front_matter(text, {notes.PLACED: folder}, path=dest))
             if kws is not None:   # still known: later splits in this operation read it without the disk
-                self.known[dest] = (notes.parse(notes.read_exact(self.e.layout.abs(dest)), dest), kws)
+                self.known[dest] = (notes.parse(files.read_exact(self.e.layout.abs(dest)), dest), kws)
         return dest, m.id if m else ""
 
     def edit(self, m: Memory, changes: dict, remove: tuple[str, ...] = ()) -> None:
@@ -281,7 +277,7 @@ class Transaction:
                 pass
             return
         try:
-            same = notes.read_exact(e.layout.abs(rel)) == text
+            same = files.read_exact(e.layout.abs(rel)) == text
         except (OSError, UnicodeDecodeError):
             same = False
         if not same:  # only real changes: no needless writes, events or diffs

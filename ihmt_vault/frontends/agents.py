@@ -43,11 +43,11 @@ import re
 import shlex
 import shutil
 import sys
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import files
 from ..errors import BadInput
 from ..shipped import shipped_dir
 from ..storage.layout import VAULT_MARK, expand, find_vault
@@ -546,19 +546,8 @@ def _umask() -> int:
 
 
 def _write_atomic(path: Path, text: str, mode: int | None = None) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        if path.exists():
-            shutil.copymode(path, tmp)
-        elif mode is not None:   # a new file keeps mkstemp's 0600 unless it needs more (the hook script)
-            os.chmod(tmp, mode & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    # a new config keeps to its owner (it may sit beside an agent's credentials) unless it needs more (the hook script)
+    files.atomic_write(path, text, mode=mode & ~_umask() if mode is not None else 0o600)
 
 
 def setup(agent_name: str, scope: str = "user", vault: Path | None = None, dry_run: bool = False,

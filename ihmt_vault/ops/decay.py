@@ -25,12 +25,12 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 
-from .. import clock
+from .. import clock, files
 from ..engine.core import Engine
 from ..errors import Refused
 from ..plugins.hookspecs import hookimpl
 from ..results import Committed
-from ..storage import notes, oplog, tree
+from ..storage import oplog, tree
 from ..storage.recall import Recalls
 
 _WIKILINK = re.compile(r"\[\[([^\]|#]+)")
@@ -93,7 +93,7 @@ def _protected(e: Engine) -> dict[str, str]:
         for old in r.supersedes:
             out.setdefault(old, f"superseded by {r.id}")
         try:
-            body = notes.read_exact(e.layout.abs(r.path))
+            body = files.read_exact(e.layout.abs(r.path))
         except (OSError, UnicodeDecodeError):
             continue
         if "[[" in body:

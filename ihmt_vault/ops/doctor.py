@@ -29,6 +29,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 
+from .. import files
 from ..engine.core import Engine
 from ..errors import BrokenFile, VaultError
 from ..results import Problem
@@ -115,7 +116,7 @@ def examine(e: Engine) -> list[Problem]:
         expected = e.render_folder(folder)
         rel = tree.summary_path(folder)
         try:
-            actual = notes.read_exact(e.layout.abs(rel))
+            actual = files.read_exact(e.layout.abs(rel))
         except (OSError, UnicodeDecodeError):
             actual = None
         if expected != actual:

@@ -18,11 +18,11 @@ import json
 import re
 from pathlib import Path
 
-from .. import clock
+from .. import clock, files
 from ..engine.core import Engine
-from ..errors import BadInput, VaultError
+from ..errors import BadInput
 from ..results import ExportReport
-from ..storage import notes, tree
+from ..storage import tree
 from ..storage.notes import Memory
 
 FORMATS = ("jsonl", "markdown")
@@ -40,17 +40,12 @@ def export(e: Engine, format: str, out: Path | None = None) -> ExportReport:
         if target.is_dir():
             raise BadInput(f"{out}: is a folder; give a file name")
     e.refresh(force=True)
-    memories = []
-    for row in sorted(e.catalog.all(), key=lambda r: r.path):
-        try:
-            memories.append(e.read(row.path))
-        except VaultError:
-            continue      # broken since it was catalogued: doctor reports it
+    memories = list(e.iter_memories(sorted(r.path for r in e.catalog.all())))
     text = jsonl(memories) if format == "jsonl" else markdown(memories, e.config.title)
     if out is None:
         return ExportReport(format, len(memories), text=text)
     try:
-        notes.write_atomic(out, text)
+        files.atomic_write(out, text)
     except OSError as err:
         raise BadInput(f"{out}: cannot be written ({err.strerror or err}); give another path") from None
     return ExportReport(format, len(memories), path=str(out))

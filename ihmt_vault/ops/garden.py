@@ -14,7 +14,7 @@ one `move` commit whose body lists what moved. `--dry-run` says what the first p
 from __future__ import annotations
 
 from ..engine.core import Engine
-from ..errors import BadInput, NotFound, SecretRefused, VaultError
+from ..errors import BadInput, NotFound, SecretRefused
 from ..results import GardenReport, Moved
 from ..storage import tree
 from ..storage.sensitive import find_secret
@@ -50,12 +50,8 @@ def refile_plan(e: Engine) -> list[tuple[str, str]]:
     """(path, folder) for each inbox memory a topic now fits on strong evidence."""
     placer = e.placer()
     out = []
-    for name in e.layout.memory_names(tree.INBOX):
-        rel = f"{tree.INBOX}/{name}"
-        try:
-            m = e.read(rel)
-        except VaultError:
-            continue
+    for m in e.iter_memories(f"{tree.INBOX}/{name}" for name in e.layout.memory_names(tree.INBOX)):
+        rel = m.path
         folder = placer.place(tree.keywords(m.title, m.body, m.tags), m.type)
         if folder != tree.INBOX:
             out.append((rel, folder))

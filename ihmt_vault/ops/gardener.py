@@ -13,10 +13,10 @@ import json
 from collections import Counter
 from collections.abc import Callable
 
+from .. import files
 from ..engine.core import Engine
 from ..engine.transaction import Transaction
-from ..errors import VaultError
-from ..storage import notes, tree
+from ..storage import tree
 from ..storage.layout import GARDEN_FILE
 from ..storage.notes import Memory, placed_by_gardener
 
@@ -179,7 +179,7 @@ class Gardener:
         """Write which folders the gardener made ({folder: the folder it was split from}) to
         `GARDEN_FILE`, committed with the moves that made them."""
         text = json.dumps({"made": dict(sorted(made.items()))}, indent=1, ensure_ascii=False) + "\n"
-        if not self.e.layout.abs(GARDEN_FILE).is_file() or notes.read_exact(self.e.layout.abs(GARDEN_FILE)) != text:
+        if not self.e.layout.abs(GARDEN_FILE).is_file() or files.read_exact(self.e.layout.abs(GARDEN_FILE)) != text:
             self.tx.write(GARDEN_FILE, text)
 
     def _rows_in(self, folder: str) -> list[dict]:
@@ -198,18 +198,14 @@ def made_folders(e: Engine) -> dict[str, str]:
 
 def rows_in(e: Engine, folder: str, known: dict | None = None) -> list[dict]:
     """A folder's memories as they are on disk now (`known`: files an operation wrote, parsed)."""
-    rows, known = [], known or {}
-    for name in e.layout.memory_names(folder):
-        rel = f"{folder}/{name}"
-        if rel in known:
-            m, kws = known[rel]
-            rows.append({"path": rel, "id": m.id, "keywords": kws, "text": _text(m), "movable": placed_by_gardener(m)})
-        elif e.layout.abs(rel).is_file():
-            try:
-                m = e.read(rel)
-            except VaultError:
-                continue
-            rows.append({"path": rel, "id": m.id, "keywords": tree.keywords(m.title, m.body, m.tags),
+    known = known or {}
+    paths = [f"{folder}/{name}" for name in e.layout.memory_names(folder)]
+    read = {m.path: m for m in e.iter_memories(p for p in paths if p not in known)}
+    rows = []
+    for rel in paths:
+        m, kws = known[rel] if rel in known else (read[rel], None) if rel in read else (None, None)
+        if m is not None:
+            rows.append({"path": rel, "id": m.id, "keywords": kws or tree.keywords(m.title, m.body, m.tags),
                          "text": _text(m), "movable": placed_by_gardener(m)})
     return rows
 

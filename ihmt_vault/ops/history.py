@@ -6,6 +6,7 @@ does.
 """
 from __future__ import annotations
 
+from .. import files
 from ..engine.core import Engine
 from ..errors import BadInput, NotFound
 from ..results import Change, UndoReport
@@ -111,6 +112,6 @@ def _undo_target(e: Engine, agent: str, force: bool, commit: str | None) -> gitl
 
 def _text_or_none(e: Engine, rel: str) -> str | None:
     try:
-        return notes.read_exact(e.layout.abs(rel))
+        return files.read_exact(e.layout.abs(rel))
     except (OSError, UnicodeDecodeError):
         return None

@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from urllib.parse import quote
 
+from .. import files
 from ..engine.core import CACHE, Engine
 from ..errors import BadInput, NotFound, Refused, VaultError
 from ..results import ForgetReport
@@ -278,7 +279,7 @@ def _find_journal(e: Engine, ref: str) -> dict | None:
 def _write_journal(e: Engine, data: dict) -> None:
     file = _journal_file(e, data["id"])
     file.parent.mkdir(parents=True, exist_ok=True)
-    notes.write_atomic(file, json.dumps(data, sort_keys=True))
+    files.atomic_write(file, json.dumps(data, sort_keys=True))
 
 
 def _run(e: Engine, key: str, source: str | None, resumed: bool) -> PurgeReport:
@@ -366,7 +367,7 @@ def _mentions(e: Engine, head: dict[str, str], ids: set[str]) -> dict[str, str]:
             continue
         file = e.layout.abs(wanted[sha])
         try:
-            now = notes.read_exact(file)
+            now = files.read_exact(file)
         except (OSError, UnicodeDecodeError):
             continue
         kept = "".join(line for line in now.splitlines(keepends=True) if not any(i in line for i in ids))
@@ -534,8 +535,8 @@ def _rewrite(e: Engine, j: dict, versions: dict[str, str], ids: set[str]) -> git
     rewritten = gitlog.rewrite_history(e.repo, plan)
     committed = e.repo.show("HEAD", TOMBSTONES)   # completed by the rewrite (now, or by a run a crash cut short)
     here = e.layout.abs(TOMBSTONES)
-    if committed is not None and (not here.is_file() or notes.read_exact(here) != committed):
-        notes.write_atomic(here, committed)
+    if committed is not None and (not here.is_file() or files.read_exact(here) != committed):
+        files.atomic_write(here, committed)
         e.repo.stage([TOMBSTONES])
     return rewritten
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .. import files
 from ..engine.core import Engine, Progress
 from ..engine.transaction import Transaction
 from ..errors import BrokenFile
@@ -49,7 +50,7 @@ def rebuild(e: Engine, progress: Progress | None = None) -> RebuildReport:
 def refused(e: Engine, rel: str) -> Problem | None:
     """Why a file on disk must not be committed (a secret in it), as a Problem; None when it may."""
     try:
-        text = notes.read_exact(e.layout.abs(rel))
+        text = files.read_exact(e.layout.abs(rel))
     except (OSError, UnicodeDecodeError):
         return None
     kind = find_secret(text)

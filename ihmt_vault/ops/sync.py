@@ -163,11 +163,8 @@ def _settle(e: Engine, tx: Transaction, merged: list[str]) -> None:
     archived on one machine and edited or pinned on the other comes back (an edit is a use, and a
     core memory never sinks); a correction made on both machines is recorded on both sides."""
     e.refresh(force=True)  # the catalog knows the merged files' ids
-    for rel in merged:
-        try:
-            m = e.read(rel)
-        except VaultError:
-            continue
+    for m in e.iter_memories(merged):
+        rel = m.path
         copies = [r.path for r in e.catalog.by_id(m.id)] if m.id else []
         live = [p for p in copies if p.split("/")[0] != tree.ARCHIVE]
         if len(live) == 1 and len(copies) > 1:

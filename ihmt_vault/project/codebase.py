@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .. import files
 from ..errors import BadInput
 from ..plugins import manager as plugins
 from ..plugins.source_code import language_of
@@ -97,11 +98,8 @@ class Project:
             return {}     # missing or broken: rebuilt from the files
 
     def _save(self) -> None:
-        self.file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.file.with_suffix(f".{os.getpid()}.tmp")
         data = {"version": VERSION, "root": str(self.root), "files": {p: asdict(e) for p, e in self.entries.items()}}
-        tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, self.file)
+        files.atomic_write(self.file, json.dumps(data, ensure_ascii=False))
 
     def sync(self) -> Project:
         old = self.entries or self._load()

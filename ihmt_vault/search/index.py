@@ -21,7 +21,7 @@ from whoosh.filedb.filestore import FileStorage
 from whoosh.query import And, ConstantScoreQuery, Term
 from whoosh.writing import CLEAR
 
-from .. import clock
+from .. import clock, files
 from . import context, decision, scoring
 from .candidates import bounded, gather
 from .documents import SCHEMA_VERSION, fields_of, make_schema
@@ -226,9 +226,7 @@ class SearchIndex:
         data = dict(state or {})
         data["_schema"] = SCHEMA_VERSION
         data["files"] = self._files()
-        tmp = self.dir / f".{STATE_FILE}.{os.getpid()}.tmp"
-        tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, self.dir / STATE_FILE)
+        files.atomic_write(self.dir / STATE_FILE, json.dumps(data, sort_keys=True))
 
     # ----------------------------------------------------------------- writing
     def rebuild(self, docs: Iterable, state: dict) -> int:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .. import files
 from ..errors import BadInput
-from . import notes, tree
+from . import tree
 
 # Files at the vault root that are documentation, not memories.
 ROOT_DOCS = {"readme.md", "claude.md", "agents.md", "license.md", "changelog.md", "operations.md"}
@@ -199,13 +200,13 @@ def write_vault_files(root: Path, extra: dict[str, str]) -> list[str]:
     for rel, text in (*extra.items(), (".gitignore", GITIGNORE), (".gitattributes", GITATTRIBUTES)):
         file = root / rel
         if not file.exists():
-            notes.write_atomic(file, text)
+            files.atomic_write(file, text)
             written.append(rel)
         elif rel == ".gitignore":
             have = file.read_text(encoding="utf-8", errors="replace")
             missing = [line for line in GITIGNORE.splitlines() if line and not line.startswith("#")
                        and line not in have.splitlines()]
             if missing:
-                notes.write_atomic(file, have.rstrip("\n") + "\n" + "\n".join(missing) + "\n")
+                files.atomic_write(file, have.rstrip("\n") + "\n" + "\n".join(missing) + "\n")
                 written.append(rel)
     return written

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from .. import files
 from ..errors import LockTimeout
 
 _STEP = 0.25   # how long one attempt waits before looking at who holds the lock
@@ -82,11 +83,8 @@ class VaultLock:
 
     def _record(self, what: str) -> None:
         info = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.time(), "what": what}
-        tmp = self.holder_file.with_name(f".{self.holder_file.name}.{os.getpid()}")
         try:
-            tmp.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps(info), encoding="utf-8")
-            os.replace(tmp, self.holder_file)
+            files.atomic_write(self.holder_file, json.dumps(info))
         except OSError:  # the record helps waiters explain a wait; the lock itself is the flock
             pass
 

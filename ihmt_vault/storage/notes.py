@@ -14,7 +14,6 @@ import datetime as dt
 import functools
 import hashlib
 import io
-import os
 import re
 import secrets
 import threading
@@ -242,23 +241,45 @@ def _as_list(value) -> list[str]:
     return [str(value)] if isinstance(value, (str, int, float, dt.date)) else []
 
 
+class FrontMatterError(ValueError):
+    """A front-matter block that is not a YAML mapping of keys to values (the message says why)."""
+
+
+def front_matter(block: str | None) -> dict:
+    """A front-matter block read as a dict ({} when absent or empty): the one reader of front
+    matter (safe loader, aliases bounded). `FrontMatterError` says why a block cannot be read."""
+    if block is None or not block.strip():
+        return {}
+    if len(_ALIAS.findall(block)) > MAX_ALIASES:
+        raise FrontMatterError(f"front matter uses more than {MAX_ALIASES} YAML aliases (an alias bomb?)")
+    try:
+        meta = yaml.load(block, Loader=LOADER)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark else ""
+        raise FrontMatterError(f"front matter is not valid YAML{where}") from None
+    if meta is None:
+        return {}
+    if not isinstance(meta, dict):
+        raise FrontMatterError("front matter is not a mapping of keys to values")
+    return meta
+
+
+def front_matter_or_empty(block: str | None) -> dict:
+    """A generated file's front matter, {} when it cannot be read (it is regenerated anyway)."""
+    try:
+        return front_matter(block)
+    except FrontMatterError:
+        return {}
+
+
 def parse(text: str, path: str) -> Memory:
     """Parse a memory file's text. Missing keys get defaults and are listed in `missing`."""
     block, body = split_front_matter(text)
-    meta: dict = {}
-    if block is not None and len(_ALIAS.findall(block)) > MAX_ALIASES:
-        raise BrokenFile(path, f"front matter uses more than {MAX_ALIASES} YAML aliases (an alias bomb?)")
-    if block is not None and block.strip():
-        try:
-            meta = yaml.load(block, Loader=LOADER)
-        except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            where = f" at line {mark.line + 2}" if mark else ""
-            raise BrokenFile(path, f"front matter is not valid YAML{where}") from None
-        if meta is None:
-            meta = {}
-        if not isinstance(meta, dict):
-            raise BrokenFile(path, "front matter is not a mapping of keys to values")
+    try:
+        meta = front_matter(block)
+    except FrontMatterError as e:
+        raise BrokenFile(path, str(e)) from None
     if isinstance(meta.get("id"), (list, dict)):   # `id: [a, b]`: not one identity; doctor gives a new one
         meta = {**meta, "id": ""}
     missing = tuple(k for k in ("id", "title", "created") if not meta.get(k))
@@ -394,38 +415,9 @@ def update_front_matter(text: str, changes: dict, remove: tuple[str, ...] = (), 
     return f"{bom}---{newline}{block}---{newline}{text[m.end():]}"
 
 
-def read_exact(file: Path) -> str:
-    """A file's text exactly as stored: UTF-8, no newline translation (CRLF files stay CRLF)."""
-    return file.read_bytes().decode("utf-8")
-
-
 def now_timestamp() -> str:
     return clock.stamp()
 
-
-def write_atomic(file: Path, text: str, expected: bytes | None = None) -> bool:
-    """Write via a temporary sibling and rename: a crash leaves the old file or the new, never half.
-
-    With `expected` (the bytes the new text was computed from), a compare-and-swap: when the file
-    changed in the meantime (a person saved it), nothing is written and False is returned, so the
-    caller re-reads and applies its change to the new content."""
-    file.parent.mkdir(parents=True, exist_ok=True)
-    # A short temporary name: a 250-character file name plus a suffix would pass the OS's limit.
-    tmp = file.with_name(f".{file.name[:80]}.{os.getpid()}.ihmt-tmp")
-    # No fsync, like git's own default: the rename is atomic against crashes of this process, which is
-    # the failure we guard; after a power loss `doctor --repair` reconciles files and commits.
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
-    if expected is not None:
-        try:
-            now = file.read_bytes()
-        except OSError:
-            now = None
-        if now != expected:
-            tmp.unlink(missing_ok=True)
-            return False
-    os.replace(tmp, file)
-    return True
 
 def placed_by_gardener(m: Memory) -> bool:
     """Whether placement or the gardener chose the folder a memory is in (the gardener may move it

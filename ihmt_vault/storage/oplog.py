@@ -4,8 +4,7 @@ by an agent), readable in any editor, on a git host and in the site.
 """
 from __future__ import annotations
 
-from .. import clock
-from . import notes
+from .. import clock, files
 
 FILE = "operations.md"
 HEAD = ("# Operations\n\nWhat the vault did on its own: decay, restores from the archive, expiry, the gardener, "
@@ -24,7 +23,7 @@ def append(tx, summary: str, items=(), op: str = "") -> None:
     """Add a line to the log as part of the transaction `tx` (so it is in the operation's commit)."""
     file = tx.e.layout.abs(FILE)
     try:
-        text = notes.read_exact(file)
+        text = files.read_exact(file)
     except (OSError, UnicodeDecodeError):
         text = HEAD
     tx.write(FILE, (text if text.endswith("\n") else text + "\n") + line(op or tx.op, summary, items))

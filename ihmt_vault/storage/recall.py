@@ -15,14 +15,13 @@ epoch, so a vault adopted with old notes is not emptied on its first day.
 from __future__ import annotations
 
 import json
-import os
 import re
 import secrets
 import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import clock
+from .. import clock, files
 
 STATS = ".ihmt/stats"
 
@@ -146,7 +145,5 @@ class Recalls:
     def start_epoch(self) -> str:
         """Begin counting now (the first decay); returns the epoch's vault path."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        tmp = self.folder / f".epoch.{os.getpid()}"
-        tmp.write_text(clock.stamp() + "\n")
-        os.replace(tmp, self.folder / "epoch.txt")
+        files.atomic_write(self.folder / "epoch.txt", clock.stamp() + "\n")
         return f"{STATS}/epoch.txt"

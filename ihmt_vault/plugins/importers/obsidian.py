@@ -18,8 +18,6 @@ from itertools import islice
 from pathlib import Path
 from urllib.parse import unquote
 
-import yaml
-
 from ...errors import BadInput
 from ...storage import notes, tree
 from ...storage.draft import Item
@@ -45,15 +43,10 @@ def _walk(root: Path):
 
 def _front_matter(text: str, rel: str) -> tuple[dict, str]:
     block, body = notes.split_front_matter(text)
-    if not block or not block.strip():
-        return {}, body
     try:
-        meta = yaml.load(block, Loader=notes.LOADER)
-    except yaml.YAMLError:
-        raise BadInput(f"{rel}: its front matter is not valid YAML; fix it and import again") from None
-    if meta is not None and not isinstance(meta, dict):
-        raise BadInput(f"{rel}: its front matter is not a mapping of keys to values; fix it and import again")
-    return meta or {}, body
+        return notes.front_matter(block), body
+    except notes.FrontMatterError as e:
+        raise BadInput(f"{rel}: {e}; fix it and import again") from None
 
 
 class Obsidian:

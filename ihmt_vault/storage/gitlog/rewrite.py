@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ... import files
 from .repo import QUARANTINE, ZERO, GitError, Repo, gc_keeping_reflogs
 
 TEMP_REFS = "refs/ihmt/purge"         # reflog-only commits (older stashes) carried through a rewrite
@@ -75,11 +76,9 @@ def rewrite_history(repo: Repo, plan: PurgePlan) -> Rewritten:
                 for rel, entries in json.loads(saved.read_text(encoding="utf-8")).items()}
     except (OSError, ValueError):
         logs = _read_reflogs(common)
-        tmp = saved.with_suffix(".tmp")
-        tmp.write_text(json.dumps({f.relative_to(common).as_posix(): [(o, n, r.decode("latin-1"))
-                                                                       for o, n, r in es]
-                                   for f, es in logs.items()}), encoding="utf-8")
-        os.replace(tmp, saved)
+        files.atomic_write(saved, json.dumps({f.relative_to(common).as_posix(): [(o, n, r.decode("latin-1"))
+                                                                                  for o, n, r in es]
+                                              for f, es in logs.items()}))
     listed = {sha for entries in logs.values() for old, new, _ in entries for sha in (old, new) if sha.strip("0")}
     loose = [s for s in sorted(listed - before)]
     kinds = repo.run("cat-file", "--batch-check=%(objectname) %(objecttype)", input="\n".join(loose) + "\n") \
@@ -201,9 +200,7 @@ def _write_reflogs(repo: Repo, common: Path, logs: dict, new_of: dict[str, str],
                 repo.run("update-ref", "-d", "refs/stash", check=False)
                 file.unlink(missing_ok=True)
                 continue
-        tmp = file.with_name(file.name + ".ihmt-tmp")
-        tmp.write_bytes(b"".join(f"{o} {n} ".encode() + rest + b"\n" for o, n, rest in out))
-        os.replace(tmp, file)
+        files.atomic_write(file, b"".join(f"{o} {n} ".encode() + rest + b"\n" for o, n, rest in out))
     return sorted(stashes, key=lambda s: s.selector)
 
 
