@@ -14,7 +14,7 @@ from pathlib import Path
 
 import tomlkit
 
-from .errors import BadInput
+from .errors import BadInput, NotAVault
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -22,6 +22,15 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 CONFIG_PATH = ".ihmt/config.toml"
+
+
+def vault_folder(root: Path) -> Path:
+    """`root` if it is a vault's folder (it holds CONFIG_PATH), else a `NotAVault` saying what to do."""
+    if not root.is_dir():
+        raise NotAVault(f"{root}: no such folder; create a vault with 'ihmt init {root}'")
+    if not (root / CONFIG_PATH).exists():
+        raise NotAVault(f"{root}: not a vault (no {CONFIG_PATH}); create one with 'ihmt init {root}'")
+    return root.resolve()
 _MOUNT_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from .config import CONFIG_PATH, Config
+from .config import CONFIG_PATH, Config, vault_folder
 from .engine.core import Engine, Progress
 from .errors import BadInput, NotAVault
 from .ops import (
@@ -73,12 +73,7 @@ register(decay, "ihmt.decay")   # decay runs on the `after_commit` event, once a
 
 def open_engine(path: Path) -> Engine:
     """The engine of the vault at `path` (a folder holding `.ihmt/config.toml` inside a git work tree)."""
-    root = expand(path)
-    if not root.is_dir():
-        raise NotAVault(f"{root}: no such folder; create a vault with 'ihmt init {root}'")
-    if not (root / CONFIG_PATH).exists():
-        raise NotAVault(f"{root}: not a vault (no {CONFIG_PATH}); create one with 'ihmt init {root}'")
-    root = root.resolve()
+    root = vault_folder(expand(path))
     if gitlog.work_tree_of(root) is None:
         raise NotAVault(f"{root}: the vault is not inside a git repository; run 'git init' there")
     return Engine(root, Config.load(root))

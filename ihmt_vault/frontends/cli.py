@@ -17,7 +17,6 @@ import click
 from rich.console import Console
 
 from ..errors import BadInput, VaultError
-from ..vault import Hooks, Vault
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -35,6 +34,12 @@ VAULT_HELP = ("The vault to use (default: the one this folder is in, else $IHMT_
 JSON_HELP = "Print plain JSON, no colours."
 _FOUND = {"found": "the vault this folder is in", "env": "from $IHMT_VAULT",
           "default": "the default vault; name another with --vault"}
+
+
+def _facade():
+    """The library (`vault.py`), imported when a command runs: `ihmt --help` needs none of it."""
+    from .. import vault
+    return vault
 
 
 def chosen_vault(vault_path: Path | None, as_json: bool) -> Path | None:
@@ -65,7 +70,7 @@ def command(group, name: str | None = None, opens_vault: bool = True):
             as_json = as_json or bool(top.get("json"))
             try:
                 if opens_vault:
-                    with Vault.open(chosen_vault(vault_path, as_json)) as v:
+                    with _facade().Vault.open(chosen_vault(vault_path, as_json)) as v:
                         return fn(v, as_json, **kw)
                 return fn(vault_path, as_json, **kw)
             except VaultError as e:
@@ -116,7 +121,7 @@ def init(vault_path, as_json, path, title):
     if target is None:
         from ..storage.layout import default_path
         target = default_path()
-    with Vault.init(target, title=title) as v:
+    with _facade().Vault.init(target, title=title) as v:
         _emit(as_json, {"vault": str(v.root), "head": v.repo.head()},
               lambda: out.print(f"vault ready at {v.root}", markup=False))
 
@@ -588,14 +593,25 @@ def site_serve(v, as_json, addr, with_archive, open_browser):
 
 
 # -- agents (MCP) ---------------------------------------------------------------------------------
-@command(main)
+@command(main, opens_vault=False)
 @click.option("--tools", "tools", default="memory", show_default=True,
               help="Toolsets to serve, comma-separated: memory, project (project_map, find_code), "
                    "session (read_file, note, recall, digest_output).")
-def mcp(v, as_json, tools):
+def mcp(vault_path, as_json, tools):
     """Serve the vault to an agent as MCP tools over stdio; agents start it themselves (see 'ihmt setup')."""
-    from .mcp_server import serve, toolsets  # the SDK takes about a second to import: only here
-    serve(v, tuple(toolsets(tools)))
+    from ..config import vault_folder
+    from .mcp_server import serve, toolsets
+    from .mcp_wire import Wire, exit_after_eof
+    where = chosen_vault(vault_path, True)
+    try:
+        if where is not None:
+            vault_folder(where)   # a vault that is not there is one line now, not a server that fails later
+        chosen = tuple(toolsets(tools))
+    except VaultError as e:
+        err.print(f"error: {e}", markup=False)
+        sys.exit(e.exit_code)
+    wire = Wire(on_eof=exit_after_eof()).plug()
+    serve(lambda: _facade().Vault.open(where), chosen, wire=wire)
 
 
 # -- project tools ---------------------------------------------------------------------------------
@@ -802,9 +818,9 @@ def hooks_install(vault_path, as_json, bare):
     """Install the vault's git hooks (pre-commit, post-merge, post-checkout, post-rewrite); yours are kept.
     With --server PATH: the pre-receive hook that refuses pushes breaking the vault's roles."""
     if bare is not None:
-        report = Hooks.install_server(bare)
+        report = _facade().Hooks.install_server(bare)
     else:
-        with Vault.open(chosen_vault(vault_path, as_json)) as v:
+        with _facade().Vault.open(chosen_vault(vault_path, as_json)) as v:
             report = v.hooks.install()
     _emit(as_json, report, lambda: [out.print(f"{r['action']:<9} {r['path']}" + (f" ({r['why']})" if r.get("why") else ""),
                                               markup=False) for r in report])
@@ -820,11 +836,11 @@ def hooks_check(vault_path, as_json, pre_receive, spec, repo):
     """Check the memories staged for commit (front matter, secrets, your role); used by the pre-commit hook.
     With --pre-receive or --range: the pushed commits against the vault's roles."""
     if pre_receive:
-        problems = Hooks.check_push(repo, sys.stdin.read().splitlines())
+        problems = _facade().Hooks.check_push(repo, sys.stdin.read().splitlines())
     elif spec:
-        problems = Hooks.check_range(repo, spec)
+        problems = _facade().Hooks.check_range(repo, spec)
     else:
-        with Vault.open(chosen_vault(vault_path, as_json)) as v:
+        with _facade().Vault.open(chosen_vault(vault_path, as_json)) as v:
             problems = v.hooks.check_staged()
     if as_json:
         _emit(True, {"problems": problems}, None)

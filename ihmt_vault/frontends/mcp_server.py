@@ -8,8 +8,12 @@ the MCP client's name (the initialize request's clientInfo.name; "mcp" when it g
 Few tools with short, precise descriptions: the whole `tools/list` payload stays under 2,500
 tokens (chars/4) because every client loads it up front (tests/test_mcp.py measures it).
 
-Importing this module imports the SDK (about a second of CPU): the CLI imports it only inside
-`ihmt mcp`.
+A tool is declared in one place: its method, with its toolset and its annotations in `@tool(...)`.
+
+Start-up: importing this module imports the SDK (about half a second of CPU), so the CLI imports it
+only inside `ihmt mcp`, after the wire (mcp_wire.py) already reads stdin. The vault is opened —
+and the search index warmed — on a thread once the client says it is initialized, so the handshake
+and `tools/list` never wait for the vault; a tool called before that waits for it.
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
@@ -26,11 +30,13 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from ..errors import BadInput, NotFound, SecretRefused, VaultError
-from ..project.codebase import Project
-from ..project.session import Session
 from ..storage import notes
 from ..storage.notes import TYPES
-from ..vault import Vault
+
+if TYPE_CHECKING:
+    from ..project.codebase import Project
+    from ..project.session import Session
+    from ..vault import Vault
 
 BRIEF_TOKENS = 2000        # memory_brief's ceiling, whatever the vault's setting
 READ_TOKENS = 2000         # read_memory's ceiling for folder summaries (a memory is shown whole)
@@ -52,6 +58,15 @@ EDIT = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_
 DEMOTE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 
 Id = Annotated[str, Field(description="Memory id (or its path)")]
+
+
+def tool(toolset: str, hints: ToolAnnotations):
+    """Declare a method an MCP tool of `toolset` with its annotations (its docstring is its
+    description; `tools/list` gives the tools in the order they are declared)."""
+    def mark(fn):
+        fn.mcp_tool = (toolset, hints)
+        return fn
+    return mark
 
 
 def agent_name(ctx: Context | None) -> str:
@@ -104,11 +119,28 @@ class _Serialized:
 
 
 class Tools(_Serialized):
-    """The memory tools, bound to one open vault."""
+    """The memory tools, bound to one vault: an open one, or the opener that opens it when first
+    needed (`warm` does it ahead of the first call)."""
 
-    def __init__(self, vault: Vault, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, vault: Vault | Callable[[], Vault], clock: Callable[[], float] = time.monotonic):
         super().__init__(clock)
-        self.v = vault
+        self._open = vault if callable(vault) else (lambda: vault)
+        self._vault: Vault | None = None
+        self._opening = threading.Lock()
+
+    @property
+    def v(self) -> Vault:
+        with self._opening:
+            if self._vault is None:
+                self._vault = self._open()
+            return self._vault
+
+    def warm(self) -> None:
+        """Open the vault and its search index now (a thread does it once the client is initialized)."""
+        try:
+            self.v.refresh()
+        except VaultError:
+            pass   # the first tool call says what is wrong, as one line
 
     def idle_compact(self, idle: float = IDLE_COMPACT) -> bool:
         """What the server's idle timer calls: once `idle` seconds passed without a tool call since
@@ -125,6 +157,7 @@ class Tools(_Serialized):
             self._lock.release()
 
     # -- reading ----------------------------------------------------------------------------------
+    @tool("memory", READ)
     def search_memory(
         self,
         query: Annotated[str, Field(description="What to look for, in a few words")],
@@ -153,11 +186,13 @@ class Tools(_Serialized):
             return text
         return self._call(run)
 
+    @tool("memory", READ)
     def memory_brief(self, ctx: Context | None = None) -> str:
         """The vault's top level for the start of a session: pinned (core) memories, and per topic its
         newest and most recalled ones, the rest as [+N →] to drill into. Call once, before searching."""
         return self._call(lambda: self.v.brief(budget_tokens=min(self.v.config.brief_tokens, BRIEF_TOKENS)))
 
+    @tool("memory", READ)
     def read_memory(
         self,
         id_or_path: Annotated[str, Field(description="Memory id or path, or a folder path ('' = root)")],
@@ -169,6 +204,7 @@ class Tools(_Serialized):
         cut), or a topic folder's summary (its subtopics and memories) to drill down from the brief."""
         return self._call(lambda: self._read(id_or_path, level))
 
+    @tool("memory", ADD)
     def append_memory(
         self,
         id: Id,
@@ -182,6 +218,7 @@ class Tools(_Serialized):
             return f'Appended to "{m.title}" ({m.id}).'
         return self._call(run)
 
+    @tool("memory", READ)
     def memory_history(self, id: Id, ctx: Context | None = None) -> str:
         """A memory's changes, newest first: date, commit, operation, agent, subject."""
         def run() -> str:
@@ -191,6 +228,7 @@ class Tools(_Serialized):
         return self._call(run)
 
     # -- writing ----------------------------------------------------------------------------------
+    @tool("memory", ADD)
     def save_memory(
         self,
         content: Annotated[str, Field(description="The memory: one fact, decision, preference or correction, "
@@ -217,6 +255,7 @@ class Tools(_Serialized):
             return "\n".join(lines)
         return self._call(run)
 
+    @tool("memory", EDIT)
     def describe_topic(
         self,
         folder: Annotated[str, Field(description="Topic folder, e.g. work/infrastructure")],
@@ -227,6 +266,7 @@ class Tools(_Serialized):
         regenerations, shown first in its summary."""
         return self._call(lambda: f"Described {folder}: {self.v.topics.describe(folder, text, source=agent_name(ctx))}")
 
+    @tool("memory", DEMOTE)
     def mark_outdated(self, old_id: Id, new_id: Id, ctx: Context | None = None) -> str:
         """Mark old_id OUTDATED, superseded by new_id (both are kept; searches rank the old one below
         its correction). Use when a saved memory corrects an older one that replaces didn't catch."""
@@ -235,6 +275,7 @@ class Tools(_Serialized):
             return f'Marked OUTDATED: "{old.title}" ({old.id}), superseded by {new_id}.'
         return self._call(run)
 
+    @tool("memory", EDIT)
     def pin_memory(self, id: Id, pinned: bool = True, ctx: Context | None = None) -> str:
         """Pin a core memory (always in memory_brief, never decays), or unpin it with pinned=false."""
         def run() -> str:
@@ -242,6 +283,7 @@ class Tools(_Serialized):
             return f'{"Pinned" if m.pinned else "Unpinned"}: "{m.title}" ({m.id}).'
         return self._call(run)
 
+    @tool("memory", DEMOTE)
     def archive_memory(self, id: Id, ctx: Context | None = None) -> str:
         """Move a memory no longer useful to archive/ (kept, still searchable, out of the brief).
         To correct a memory use save_memory(replaces=...) instead."""
@@ -250,6 +292,7 @@ class Tools(_Serialized):
             return f'Archived: "{m.title}" ({m.id}), now {m.path}.'
         return self._call(run)
 
+    @tool("memory", EDIT)
     def restore_memory(self, id: Id, ctx: Context | None = None) -> str:
         """Bring an archived memory back to its topic."""
         def run() -> str:
@@ -346,12 +389,17 @@ class CodeTools(_Serialized):
     def _project(self, path: str) -> Project:
         root = (self.root / Path(path).expanduser()).resolve() if path else self.root
         if root not in self.projects:
+            from ..project.codebase import Project  # the code tools' imports are paid for when first used
             self.projects[root] = Project(root)
         return self.projects[root]
 
     def _session(self, session_id: str | None) -> Session:
-        return self.sessions.setdefault(session_id or "", Session(self.root))
+        from ..project.session import Session
+        if (session_id or "") not in self.sessions:
+            self.sessions[session_id or ""] = Session(self.root)
+        return self.sessions[session_id or ""]
 
+    @tool("project", READ)
     def project_map(
         self,
         path: Annotated[str, Field(description="Project folder (default: the server's working folder)")] = "",
@@ -363,6 +411,7 @@ class CodeTools(_Serialized):
         function with its line range): where things are before reading any file."""
         return self._call(lambda: self._project(path).map(detail, subpath))
 
+    @tool("project", READ)
     def find_code(
         self,
         query: Annotated[str, Field(description="What the code does or is called, e.g. 'retry on timeout'")],
@@ -376,6 +425,7 @@ class CodeTools(_Serialized):
         reading whole files. AMBIGUOUS lists tied candidates: call again with clue or subpath."""
         return self._call(lambda: self._project(path).find(query, scope, subpath, clue, max_tokens).text)
 
+    @tool("session", READ)
     def read_file(
         self,
         path: Annotated[str, Field(description="File path, relative to the server's working folder or absolute")],
@@ -386,6 +436,7 @@ class CodeTools(_Serialized):
         since it was given; force=true gives it whole."""
         return self._call(lambda: self._session(session_id).read_file(path, force))
 
+    @tool("session", EDIT)
     def note(
         self,
         text: Annotated[str, Field(description="What to keep for later in this session")],
@@ -396,6 +447,7 @@ class CodeTools(_Serialized):
         knowledge goes to save_memory)."""
         return self._call(lambda: self._session(session_id).note(text, label))
 
+    @tool("session", READ)
     def recall(
         self,
         query: Annotated[str, Field(description="Words, or the label of a note or digested output")],
@@ -407,6 +459,7 @@ class CodeTools(_Serialized):
         notes and the lines of outputs that match."""
         return self._call(lambda: self._session(session_id).recall(query, clue, max_tokens))
 
+    @tool("session", EDIT)
     def digest_output(
         self,
         text: Annotated[str, Field(description="A long command output: a test run, a build, a log")],
@@ -419,23 +472,18 @@ class CodeTools(_Serialized):
         return self._call(lambda: self._session(session_id).digest_output(text, label, max_tokens))
 
 
-TOOLSETS: dict[str, list[tuple[str, ToolAnnotations]]] = {
-    "memory": [
-        ("search_memory", READ),
-        ("save_memory", ADD),
-        ("memory_brief", READ),
-        ("read_memory", READ),
-        ("memory_history", READ),
-        ("append_memory", ADD),
-        ("describe_topic", EDIT),
-        ("mark_outdated", DEMOTE),
-        ("pin_memory", EDIT),
-        ("archive_memory", DEMOTE),
-        ("restore_memory", EDIT),
-    ],
-    "project": [("project_map", READ), ("find_code", READ)],
-    "session": [("read_file", READ), ("note", EDIT), ("recall", READ), ("digest_output", EDIT)],
-}
+def declared(*owners) -> list[tuple[str, str, ToolAnnotations, Callable]]:
+    """(toolset, name, annotations, bound method) of every `@tool` of these objects, in declaration order."""
+    out = []
+    for owner in owners:
+        for name, member in vars(type(owner)).items():
+            if hasattr(member, "mcp_tool"):
+                toolset, hints = member.mcp_tool
+                out.append((toolset, name, hints, getattr(owner, name)))
+    return out
+
+
+TOOLSETS = tuple(dict.fromkeys(ts for ts, _n, _h, _f in declared(Tools(lambda: None), CodeTools(Path(".")))))
 
 
 def toolsets(spec: str) -> list[str]:
@@ -447,20 +495,19 @@ def toolsets(spec: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def build_server(vault: Vault, tools: tuple[str, ...] = ("memory",), root: Path | None = None,
+def build_server(vault: Vault | Callable[[], Vault], tools: tuple[str, ...] = ("memory",), root: Path | None = None,
                  memory: Tools | None = None) -> MCPServer:
-    """The MCP server for one open vault (run it with `.run()`, or connect an in-process client),
-    with the toolsets named (`memory` alone by default)."""
+    """The MCP server for one vault (run it with `.run()`, or connect an in-process client), with
+    the toolsets named (`memory` alone by default)."""
     import inspect
 
-    memory, code = memory or Tools(vault), CodeTools(root)
     built = []
-    for name, hints in [t for ts in tools for t in TOOLSETS[ts]]:
-        fn = getattr(memory if hasattr(memory, name) else code, name)
-        tool = Tool.from_function(fn, name=name, description=" ".join(inspect.getdoc(fn).split()),
-                                  annotations=hints, structured_output=False)
-        _tidy_schema(tool.parameters)
-        built.append(tool)
+    for toolset, name, hints, fn in declared(memory or Tools(vault), CodeTools(root)):
+        if toolset in tools:
+            tool = Tool.from_function(fn, name=name, description=" ".join(inspect.getdoc(fn).split()),
+                                      annotations=hints, structured_output=False)
+            _tidy_schema(tool.parameters)
+            built.append(tool)
     from .. import __version__
     return MCPServer("ihmt", version=__version__, instructions=INSTRUCTIONS, tools=built, log_level="WARNING")
 
@@ -476,11 +523,15 @@ def idle_timer(memory: Tools, stop: threading.Event, idle: float = IDLE_COMPACT,
     return thread
 
 
-def serve(vault: Vault, tools: tuple[str, ...] = ("memory",), idle: float = IDLE_COMPACT,
-          tick: float = IDLE_TICK) -> None:
+def serve(vault: Vault | Callable[[], Vault], tools: tuple[str, ...] = ("memory",), idle: float = IDLE_COMPACT,
+          tick: float = IDLE_TICK, wire=None) -> None:
     """Serve the vault's tools (and the other toolsets named) over stdio until the client closes
-    the connection; while no tool is called for `idle` seconds, the search index is merged."""
+    the connection; while no tool is called for `idle` seconds, the search index is merged. With
+    the `wire` (mcp_wire.py) plugged in, the vault is warmed once the client is initialized."""
     memory, stop = Tools(vault), threading.Event()
+    if wire is not None:
+        wire.on_method = lambda method: threading.Thread(target=memory.warm, name="ihmt-warm", daemon=True).start() \
+            if method == "notifications/initialized" else None
     thread = idle_timer(memory, stop, idle, tick)
     try:
         build_server(vault, tools, memory=memory).run()

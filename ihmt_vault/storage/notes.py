@@ -21,13 +21,16 @@ import time
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from .. import clock
 from ..errors import BrokenFile
+
+if TYPE_CHECKING:   # ruamel is imported by the writes that need it (reads and new files never do)
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedSeq
 from ..text import fold
 
 TYPES = ("fact", "decision", "preference", "correction", "person", "project", "procedure", "event", "note",
@@ -332,6 +335,7 @@ def _represent_timestamp(representer, value):
 
 
 def _yaml() -> YAML:
+    from ruamel.yaml import YAML
     y = YAML(typ="rt")
     y.representer.add_representer(_Timestamp, _represent_timestamp)
     y.preserve_quotes = True
@@ -341,6 +345,7 @@ def _yaml() -> YAML:
 
 
 def _flow(values) -> CommentedSeq:
+    from ruamel.yaml.comments import CommentedSeq
     seq = CommentedSeq(values)
     seq.fa.set_flow_style()
     return seq
@@ -388,6 +393,7 @@ def update_front_matter(text: str, changes: dict, remove: tuple[str, ...] = (), 
     bom = "\ufeff" if text.startswith("\ufeff") else ""
     newline = "\r\n" if "\r\n" in m.group(0) else "\n"
     y = _yaml()
+    from ruamel.yaml.comments import CommentedMap
     try:
         data = y.load(m.group(1) or "") or CommentedMap()
     except Exception:
