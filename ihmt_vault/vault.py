@@ -23,6 +23,7 @@ one has changed nothing.
 """
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -245,7 +246,8 @@ class Memories(_Noun):
         """Every memory in a folder and below (all of them by default): id, title, path, date, status..."""
         return levels.memories(self.e, under)
 
-    def __call__(self, under: str = "") -> list[dict]:
+    # below `list` (the method), the built-in is `builtins.list`
+    def __call__(self, under: str = "") -> builtins.list[dict]:
         """`v.memories()`: the same as `v.memories.list()` (kept for one release)."""
         return self.list(under)
 
@@ -278,11 +280,11 @@ class Memories(_Noun):
         """
         return lifecycle.forget(self.e, id_or_path, purge, confirm, source)
 
-    def facts(self, subject: str | None = None, at: str | None = None) -> list[timeline.Timeline]:
+    def facts(self, subject: str | None = None, at: str | None = None) -> builtins.list[timeline.Timeline]:
         """Every fact's timeline (oldest value first), or one subject's; with `at`, as of that day."""
         return corrections.facts(self.e, subject, at)
 
-    def conflicts(self) -> list[timeline.Timeline]:
+    def conflicts(self) -> builtins.list[timeline.Timeline]:
         """The facts whose value changed over time."""
         return corrections.conflicts(self.e)
 

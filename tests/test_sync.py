@@ -78,6 +78,21 @@ def test_edits_to_different_memories_of_one_folder_merge_cleanly(machines):
     assert Vault.open(a.root).doctor() == []
 
 
+def test_a_memory_moved_to_different_folders_on_both_machines_syncs_and_is_kept(machines):
+    """git's rename/rename conflict leaves the old path with neither side: it goes, the new paths stay."""
+    a, b = machines
+    wifi = a.memories("work/office")[0]
+    for v, folder in ((a, "work/places"), (b, "home/net")):
+        (v.root / folder).mkdir(parents=True)
+        git(v.root, "mv", wifi["path"], f"{folder}/office-wifi.md")
+        git(v.root, "commit", "-q", "-m", f"move to {folder}")
+    assert ihmt("sync", "--vault", str(a.root)).returncode == 0
+    r = ihmt("sync", "--json", "--vault", str(b.root))
+    assert r.returncode == 0, r.stderr
+    assert not (b.root / wifi["path"]).exists()
+    assert all("tienda-5G" in (b.root / f / "office-wifi.md").read_text() for f in ("work/places", "home/net"))
+
+
 def test_sync_status_says_ahead_and_behind(machines):
     a, b = machines
     a.save("Only on A.", topic="misc")

@@ -27,7 +27,8 @@ from __future__ import annotations
 import struct
 import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -64,7 +65,7 @@ class Engine:
         self.freshness = Freshness(self.layout, self.catalog, self.repo)
         self.gate = roles.Gate(self.repo)
         self._index = None
-        self._recalls = None
+        self._recalls: Recalls | None = None
         self._after_running = False   # an `after_commit` reaction's own commits raise no new event
         self._last_refresh = float("-inf")
         self._seen_head = ""   # HEAD at the last refresh: another process's commit triggers a new one
@@ -189,7 +190,7 @@ class Engine:
             return None
         title = self.config.title if not folder else tree.humanize(folder.rpartition("/")[2])
         described = self.description(folder) if description is None else description
-        text, _ = tree.render_summary(folder, title, rows, subs, lambda i: (self.catalog.by_id(i) or [None])[0],
+        text, _ = tree.render_summary(folder, title, rows, subs, lambda i: next(iter(self.catalog.by_id(i)), None),
                                       described)
         return text
 
@@ -268,7 +269,7 @@ class Engine:
         self.catalog.upsert(m, notes.first_line(m.body), kws, st.st_mtime_ns, st.st_size, facts_of(m))
         return m
 
-    def update_caches(self, changed: Iterable[str], deleted: Iterable[str], summaries: set[str] = frozenset()) -> None:
+    def update_caches(self, changed: Iterable[str], deleted: Iterable[str], summaries: AbstractSet[str] = frozenset()) -> None:
         self.reindex(self.recatalog(changed, deleted), summaries)
 
     def recatalog(self, changed: Iterable[str], deleted: Iterable[str], known: dict | None = None) -> Recatalogued:
@@ -290,7 +291,7 @@ class Engine:
             out.after = self._bump_generation()
         return out
 
-    def reindex(self, r: Recatalogued, summaries: set[str]) -> None:
+    def reindex(self, r: Recatalogued, summaries: AbstractSet[str]) -> None:
         """Apply catalog changes to the search index (with the summaries of `summaries` folders)."""
         state = self.index.state()
         if state is None or state.get("generation") != r.before:
@@ -386,7 +387,7 @@ class Engine:
 
     # -- the write path ---------------------------------------------------------------------------
     @contextmanager
-    def transaction(self, op: str, subject: str, trailers: list[tuple[str, str]] = (), agent: str | None = None):
+    def transaction(self, op: str, subject: str, trailers: Sequence[tuple[str, str]] = (), agent: str | None = None):
         """Run one operation as one commit (see the module docstring); yields the `Transaction`."""
         with self.lock.held(what=op or "init"):
             self.recover()

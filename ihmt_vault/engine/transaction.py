@@ -189,17 +189,18 @@ class Transaction:
         for n, d in enumerate(drafts):
             kws = tree.keywords(d.title, d.text, d.tags)
             folder = d.folder
+            placer = None   # set when placement chooses the folder
             if folder is None:
-                self._placer = self._placer or self.e.placer()
-                folder = self._placer.place(kws, d.type)
+                placer = self._placer = self._placer or self.e.placer()
+                folder = placer.place(kws, d.type)
             if folder and tree.depth(folder) > self.e.config.max_depth:
                 raise BadInput(f"topic {folder}: deeper than max_depth {self.e.config.max_depth}")
             if self._placer:
                 self._placer.add(folder, kws)
             rel = self.free_name(folder, notes.slugify(d.title))
             d.id = d.id or notes.new_id()
-            if d.folder is None:
-                self.closest[d.id] = [f for s, f in self._placer.last if s > 0 and f != folder.split("/")[0]][:3]
+            if placer is not None:
+                self.closest[d.id] = [f for s, f in placer.last if s > 0 and f != folder.split("/")[0]][:3]
             fields = {"id": d.id, "title": d.title, "type": d.type, "date": d.date,
                       "created": now, "tags": d.tags, "status": "active", "supersedes": d.supersedes or None,
                       "source": d.source, "pinned": d.pinned, **d.extra}

@@ -525,7 +525,7 @@ def apply(changes: list[ConfigEdit], env: Env | None = None) -> list[ConfigEdit]
     env = env or Env.current()
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
     for c in changes:
-        if c.kind == "vault" and c.action == "create":
+        if c.kind == "vault" and c.action == "create" and c.path is not None:
             from ..vault import Vault  # the one write setup leaves to the vault itself
             Vault.init(c.path).close()
             continue

@@ -31,7 +31,7 @@ from pydantic import Field
 
 from ..errors import BadInput, NotFound, SecretRefused, VaultError
 from ..storage import notes
-from ..storage.notes import TYPES
+from ..storage.notes import MemoryType
 
 if TYPE_CHECKING:
     from ..project.codebase import Project
@@ -58,6 +58,7 @@ EDIT = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_
 DEMOTE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 
 Id = Annotated[str, Field(description="Memory id (or its path)")]
+ToolAnswer = str | CallToolResult   # a tool's text, or a tool error (`_error`)
 
 
 def tool(toolset: str, hints: ToolAnnotations):
@@ -166,7 +167,7 @@ class Tools(_Serialized):
         under: Annotated[str | None, Field(description="Only this topic folder, e.g. work/infrastructure")] = None,
         vault: Annotated[str | None, Field(description="Only this mounted vault (default: all)")] = None,
         ctx: Context | None = None,
-    ) -> str:
+    ) -> ToolAnswer:
         """Search long-term memory. Call before answering anything that may depend on earlier
         sessions: decisions, setup, preferences, people, corrections. FOUND: the best memory in full,
         then other matches; [OUTDATED] ones name their correction: trust the correction. AMBIGUOUS:
@@ -187,7 +188,7 @@ class Tools(_Serialized):
         return self._call(run)
 
     @tool("memory", READ)
-    def memory_brief(self, ctx: Context | None = None) -> str:
+    def memory_brief(self, ctx: Context | None = None) -> ToolAnswer:
         """The vault's top level for the start of a session: pinned (core) memories, and per topic its
         newest and most recalled ones, the rest as [+N →] to drill into. Call once, before searching."""
         return self._call(lambda: self.v.brief(budget_tokens=min(self.v.config.brief_tokens, BRIEF_TOKENS)))
@@ -199,7 +200,7 @@ class Tools(_Serialized):
         level: Annotated[int | None, Field(ge=1, le=5, description="A folder: levels to unfold (default 1); "
                                                                  "a memory: its nested entries down to this level")] = None,
         ctx: Context | None = None,
-    ) -> str:
+    ) -> ToolAnswer:
         """Read a memory in full (with level, its nested entries down to that level, [+N →] where
         cut), or a topic folder's summary (its subtopics and memories) to drill down from the brief."""
         return self._call(lambda: self._read(id_or_path, level))
@@ -211,7 +212,7 @@ class Tools(_Serialized):
         content: Annotated[str, Field(description="Entries to add, a line each; tab-indented lines go a level deeper")],
         under: Annotated[str | None, Field(description="Path of the entry to add under, e.g. 2.1 (default: top level)")] = None,
         ctx: Context | None = None,
-    ) -> str:
+    ) -> ToolAnswer:
         """Add entries to a memory's nested list without rewriting the rest (one commit)."""
         def run() -> str:
             m = self.v.memories.append(id, content, under=under, source=agent_name(ctx))
@@ -219,7 +220,7 @@ class Tools(_Serialized):
         return self._call(run)
 
     @tool("memory", READ)
-    def memory_history(self, id: Id, ctx: Context | None = None) -> str:
+    def memory_history(self, id: Id, ctx: Context | None = None) -> ToolAnswer:
         """A memory's changes, newest first: date, commit, operation, agent, subject."""
         def run() -> str:
             changes = self.v.history.of(id)
@@ -238,12 +239,12 @@ class Tools(_Serialized):
                                                        "work/infrastructure (default: best fit, else inbox/)")] = None,
         date: Annotated[str | None, Field(description="YYYY-MM-DD when it became true")] = None,
         tags: list[str] | None = None,
-        type: Literal[TYPES] | None = None,  # type: ignore[valid-type]
+        type: MemoryType | None = None,
         replaces: Annotated[str | None, Field(description="A few words describing the memory this corrects; "
                                                           "it is marked OUTDATED")] = None,
         vault: Annotated[str | None, Field(description="A mounted vault to save to (default: private)")] = None,
         ctx: Context | None = None,
-    ) -> str:
+    ) -> ToolAnswer:
         """Save a durable memory (one git commit). Never save secrets (passwords, keys, tokens): they
         are refused. Search first: to correct a memory, pass replaces. Answers where it was filed;
         relay any notice (a contradiction, what was replaced) to the user."""
@@ -261,13 +262,13 @@ class Tools(_Serialized):
         folder: Annotated[str, Field(description="Topic folder, e.g. work/infrastructure")],
         text: Annotated[str, Field(description="What belongs there, in a sentence or two")],
         ctx: Context | None = None,
-    ) -> str:
+    ) -> ToolAnswer:
         """Describe a topic so later saves and readers know what belongs in it; kept through
         regenerations, shown first in its summary."""
         return self._call(lambda: f"Described {folder}: {self.v.topics.describe(folder, text, source=agent_name(ctx))}")
 
     @tool("memory", DEMOTE)
-    def mark_outdated(self, old_id: Id, new_id: Id, ctx: Context | None = None) -> str:
+    def mark_outdated(self, old_id: Id, new_id: Id, ctx: Context | None = None) -> ToolAnswer:
         """Mark old_id OUTDATED, superseded by new_id (both are kept; searches rank the old one below
         its correction). Use when a saved memory corrects an older one that replaces didn't catch."""
         def run() -> str:
@@ -276,7 +277,7 @@ class Tools(_Serialized):
         return self._call(run)
 
     @tool("memory", EDIT)
-    def pin_memory(self, id: Id, pinned: bool = True, ctx: Context | None = None) -> str:
+    def pin_memory(self, id: Id, pinned: bool = True, ctx: Context | None = None) -> ToolAnswer:
         """Pin a core memory (always in memory_brief, never decays), or unpin it with pinned=false."""
         def run() -> str:
             m = self.v.memories.pin(id, pinned=pinned, source=agent_name(ctx))
@@ -284,7 +285,7 @@ class Tools(_Serialized):
         return self._call(run)
 
     @tool("memory", DEMOTE)
-    def archive_memory(self, id: Id, ctx: Context | None = None) -> str:
+    def archive_memory(self, id: Id, ctx: Context | None = None) -> ToolAnswer:
         """Move a memory no longer useful to archive/ (kept, still searchable, out of the brief).
         To correct a memory use save_memory(replaces=...) instead."""
         def run() -> str:
@@ -293,7 +294,7 @@ class Tools(_Serialized):
         return self._call(run)
 
     @tool("memory", EDIT)
-    def restore_memory(self, id: Id, ctx: Context | None = None) -> str:
+    def restore_memory(self, id: Id, ctx: Context | None = None) -> ToolAnswer:
         """Bring an archived memory back to its topic."""
         def run() -> str:
             m = self.v.memories.restore(id, source=agent_name(ctx))
@@ -406,7 +407,7 @@ class CodeTools(_Serialized):
         detail: Annotated[Literal["files", "symbols"], Field(description="symbols adds classes and functions "
                                                                         "with their lines")] = "files",
         subpath: Annotated[str, Field(description="Only this folder or file of the project")] = "",
-    ) -> str:
+    ) -> ToolAnswer:
         """The project's files with their size in tokens (and with detail=symbols each class and
         function with its line range): where things are before reading any file."""
         return self._call(lambda: self._project(path).map(detail, subpath))
@@ -420,7 +421,7 @@ class CodeTools(_Serialized):
         subpath: Annotated[str, Field(description="Only this folder or file of the project")] = "",
         clue: Annotated[str | None, Field(description="A word telling AMBIGUOUS candidates apart")] = None,
         max_tokens: Annotated[int, Field(ge=100, le=8000)] = 1500,
-    ) -> str:
+    ) -> ToolAnswer:
         """Only the functions and classes that answer, as file:first-last and their code — instead of
         reading whole files. AMBIGUOUS lists tied candidates: call again with clue or subpath."""
         return self._call(lambda: self._project(path).find(query, scope, subpath, clue, max_tokens).text)
@@ -431,7 +432,7 @@ class CodeTools(_Serialized):
         path: Annotated[str, Field(description="File path, relative to the server's working folder or absolute")],
         force: Annotated[bool, Field(description="Give it whole even if given before")] = False,
         session_id: str | None = None,
-    ) -> str:
+    ) -> ToolAnswer:
         """Read a text file. Read again in this session: UNCHANGED (a few tokens) or only the diff
         since it was given; force=true gives it whole."""
         return self._call(lambda: self._session(session_id).read_file(path, force))
@@ -442,7 +443,7 @@ class CodeTools(_Serialized):
         text: Annotated[str, Field(description="What to keep for later in this session")],
         label: Annotated[str, Field(description="A short name to recall it by")] = "note",
         session_id: str | None = None,
-    ) -> str:
+    ) -> ToolAnswer:
         """Keep a note for this session (it survives a context compaction, not the session; durable
         knowledge goes to save_memory)."""
         return self._call(lambda: self._session(session_id).note(text, label))
@@ -454,7 +455,7 @@ class CodeTools(_Serialized):
         clue: str | None = None,
         max_tokens: Annotated[int, Field(ge=100, le=20000)] = 1500,
         session_id: str | None = None,
-    ) -> str:
+    ) -> ToolAnswer:
         """Bring back this session's notes and digested outputs: by label, whole; by words, the
         notes and the lines of outputs that match."""
         return self._call(lambda: self._session(session_id).recall(query, clue, max_tokens))
@@ -466,24 +467,29 @@ class CodeTools(_Serialized):
         label: Annotated[str, Field(description="Its name for recall")] = "output",
         max_tokens: Annotated[int, Field(ge=100, le=8000)] = 800,
         session_id: str | None = None,
-    ) -> str:
+    ) -> ToolAnswer:
         """Condense a long output to its first lines, errors, failures, test totals and last lines;
         the whole text stays in this session for recall(label)."""
         return self._call(lambda: self._session(session_id).digest_output(text, label, max_tokens))
 
 
-def declared(*owners) -> list[tuple[str, str, ToolAnnotations, Callable]]:
-    """(toolset, name, annotations, bound method) of every `@tool` of these objects, in declaration order."""
+def _marked(cls: type) -> list[tuple[str, str, ToolAnnotations]]:
+    """(toolset, name, annotations) of every `@tool` of a class, in declaration order."""
     out = []
-    for owner in owners:
-        for name, member in vars(type(owner)).items():
-            if hasattr(member, "mcp_tool"):
-                toolset, hints = member.mcp_tool
-                out.append((toolset, name, hints, getattr(owner, name)))
+    for name, member in vars(cls).items():
+        if hasattr(member, "mcp_tool"):
+            toolset, hints = member.mcp_tool
+            out.append((toolset, name, hints))
     return out
 
 
-TOOLSETS = tuple(dict.fromkeys(ts for ts, _n, _h, _f in declared(Tools(lambda: None), CodeTools(Path(".")))))
+def declared(*owners) -> list[tuple[str, str, ToolAnnotations, Callable]]:
+    """(toolset, name, annotations, bound method) of every `@tool` of these objects, in declaration order."""
+    return [(toolset, name, hints, getattr(owner, name)) for owner in owners
+            for toolset, name, hints in _marked(type(owner))]
+
+
+TOOLSETS = tuple(dict.fromkeys(ts for cls in (Tools, CodeTools) for ts, _n, _h in _marked(cls)))
 
 
 def toolsets(spec: str) -> list[str]:
@@ -504,7 +510,7 @@ def build_server(vault: Vault | Callable[[], Vault], tools: tuple[str, ...] = ("
     built = []
     for toolset, name, hints, fn in declared(memory or Tools(vault), CodeTools(root)):
         if toolset in tools:
-            tool = Tool.from_function(fn, name=name, description=" ".join(inspect.getdoc(fn).split()),
+            tool = Tool.from_function(fn, name=name, description=" ".join((inspect.getdoc(fn) or "").split()),
                                       annotations=hints, structured_output=False)
             _tidy_schema(tool.parameters)
             built.append(tool)

@@ -25,6 +25,7 @@ import logging
 import os
 import posixpath
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from mkdocs.config import config_options as c
@@ -46,15 +47,15 @@ class IhmtConfig(Config):
 class IhmtPlugin(BasePlugin[IhmtConfig]):
     supports_multiple_instances = False
 
-    def __init__(self):
-        self.vault_object = None     # set by site.build_site(): the caller's open Vault
-        self.skip: tuple = ()        # folders never copied into the site (the output folder)
+    def __init__(self) -> None:
+        self.vault_object: site.Vault | None = None   # set by site.build_site(): the caller's open Vault
+        self.skip: tuple[Path, ...] = ()   # folders never copied into the site (the output folder)
         self.source: site.Source | None = None
         self.broken: list[dict] = []
-        self._opened = None
-        self._slugify = None
+        self._opened: site.Vault | None = None
+        self._slugify: Callable[[str], str] | None = None
         self._serving = False        # mkdocs serve: the vault's own search is served too
-        self._search_vault = None    # the served search's own Vault (its requests run in other threads)
+        self._search_vault: site.Vault | None = None   # the served search's own Vault (its requests run in other threads)
         self._search_lock = threading.Lock()
 
     def on_startup(self, *, command, dirty):
@@ -113,12 +114,14 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
 
     def _answer(self, query: str, clue: str | None) -> dict:
         """One search of the served site (requests come one at a time, each in a thread of its own)."""
+        source = self.source
+        assert source is not None   # on_config staged the docs before the server answers
         with self._search_lock:
-            if self._search_vault is None or self._search_vault.root != self.source.vault:
+            if self._search_vault is None or self._search_vault.root != source.vault:
                 if self._search_vault is not None:
                     self._search_vault.close()
-                self._search_vault = site.Vault.open(self.source.vault)
-            return site.search_answer(self._search_vault, self.source.links, query, clue)
+                self._search_vault = site.Vault.open(source.vault)
+            return site.search_answer(self._search_vault, source.links, query, clue)
 
     # -- pages ------------------------------------------------------------------------------------
     def on_nav(self, nav, config, files):

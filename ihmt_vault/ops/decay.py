@@ -83,12 +83,12 @@ def _protected(e: Engine) -> dict[str, str]:
     """Memories a live one supersedes or links to: {id: why}."""
     rows = e.catalog.all()
     live = [r for r in rows if r.status != "archived" and not _archived(r.path)]
-    by_name = {}
+    by_name: dict[str, str] = {}   # id, file name or title, casefolded -> id
     for r in rows:
         by_name.setdefault(r.id.casefold(), r.id)
         by_name.setdefault(r.path.rpartition("/")[2].removesuffix(".md").casefold(), r.id)
         by_name.setdefault(r.title.casefold(), r.id)
-    out = {}
+    out: dict[str, str] = {}
     for r in live:
         for old in r.supersedes:
             out.setdefault(old, f"superseded by {r.id}")

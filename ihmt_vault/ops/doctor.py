@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Set as AbstractSet
 
 from .. import files
 from ..engine.core import Engine
@@ -222,7 +223,7 @@ def _break_cycles(e: Engine, tx) -> set[str]:
     return members
 
 
-def _link_corrections(e: Engine, tx, skip: set[str] = frozenset()) -> None:
+def _link_corrections(e: Engine, tx, skip: AbstractSet[str] = frozenset()) -> None:
     """Complete one-sided corrections: both memories of a correction name each other (the
     members of a loop just broken, `skip`, are left as `_break_cycles` made them)."""
     by_id = {r.id: r for r in e.catalog.all() if r.id and r.id not in skip}

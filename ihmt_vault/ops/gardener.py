@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 
 from .. import files
 from ..engine.core import Engine
@@ -140,7 +141,7 @@ class Gardener:
             self.record_made(made)
         return moves
 
-    def rename_misnamed(self, folders: set[str], vault_theme: set[str] = frozenset()) -> list[tuple[str, tuple[str, str]]]:
+    def rename_misnamed(self, folders: set[str], vault_theme: AbstractSet[str] = frozenset()) -> list[tuple[str, tuple[str, str]]]:
         """Rename each folder among `folders` that `rename_plan` finds misnamed; the moves:
         (from path, (to path, id))."""
         made = made_folders(self.e)
@@ -221,7 +222,7 @@ def subfolders(e: Engine, folder: str) -> list[str]:
 
 
 def rename_plan(e: Engine, folders: set[str], rows_of: Callable[[str], list[dict]],
-                vault_theme: set[str] = frozenset()) -> dict[str, str]:
+                vault_theme: AbstractSet[str] = frozenset()) -> dict[str, str]:
     """{folder: the folder it becomes} for each of `folders` the gardener made whose name its memories
     no longer hold (`tree.misnamed`). Only a folder without subfolders, without a description someone
     wrote, holding only memories placement or the gardener filed, and only to a name still free."""

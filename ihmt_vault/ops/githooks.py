@@ -115,7 +115,9 @@ def _roles_staged(e: Engine) -> list[str]:
         return [] if any(p == roles.ROLES_PATH for _, p, _ in staged) else [str(err)]
     problems = []
     for status, rel, old in staged:
-        moves = [(old, "move"), (rel, "write")] if status == "R" else [(rel, "delete" if status == "D" else "write")]
+        # a rename's old path is a vault path (`staged_changes` diffs the vault only), never None
+        moves = [(old, "move"), (rel, "write")] if status == "R" and old is not None else \
+            [(rel, "delete" if status == "D" else "write")]
         for path, change in moves:
             why = e.gate.refusal("commit", "", path, change)
             if why:

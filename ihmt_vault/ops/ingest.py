@@ -112,7 +112,11 @@ def ingest(e: Engine, paths: list[str | Path], kind: str | None = None, topic: s
 
 def _ingest_one(e: Engine, tx, chunkers: dict, src: Source, folder_topic: str | None, limit: int,
                 report: IngestReport) -> None:
-    chunker = plugins.pick("chunker", chunkers, src.language if src.kind == "code" else src.kind)
+    chunker_name = src.kind
+    if src.kind == "code":
+        assert src.language is not None   # `_read` leaves out code whose language is not known
+        chunker_name = src.language
+    chunker = plugins.pick("chunker", chunkers, chunker_name)
     chunks = [c for c in chunker.chunk(src.text, limit) if c.text.strip()]
     if src.kind == "code":
         chunks = [m for c in chunks for m in _members(chunker, c, limit)]

@@ -9,6 +9,7 @@ folder summary, or one memory's nested level, at a time. Reads never take the lo
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..engine.core import CACHE, Engine
@@ -63,7 +64,7 @@ def digests(e: Engine, per_topic: int) -> list[TopicDigest]:
 
 
 def compose_brief(title: str, live: int, hidden: int, pinned: list[Row], topics: list[TopicDigest],
-                  budget_tokens: int, mounts: list[tuple[str, list[TopicDigest]]] = ()) -> str:
+                  budget_tokens: int, mounts: Sequence[tuple[str, list[TopicDigest]]] = ()) -> str:
     """The brief within `budget_tokens` (chars/4): pinned memories, then per topic its newest and
     most recalled memories with their first line and the rest as a count to drill down — shown in
     less detail (two each, one each, none) until it fits, and the smallest topics last as a count."""
@@ -130,7 +131,7 @@ def compose_brief(title: str, live: int, hidden: int, pinned: list[Row], topics:
 
 
 def brief(e: Engine, budget_tokens: int | None = None, per_topic: int = 2,
-          mounts: list[tuple[str, Engine]] = ()) -> str:
+          mounts: Sequence[tuple[str, Engine]] = ()) -> str:
     e.refresh()
     live = e.catalog.count("WHERE status = 'active'")
     hidden = e.catalog.count() - live

@@ -153,7 +153,8 @@ def front_ids(text: str) -> tuple[set[str], set[str]]:
     head = text[:8192].lstrip("\ufeff")
     block, _ = notes.split_front_matter(head)
     area = block if block is not None else head[:2048]
-    own, of = set(), set()
+    own: set[str] = set()
+    of: set[str] = set()
     for key, _q, value in _KEYED_ID.findall(area):
         (own if key == "id" else of).add(value)
     return own, of
@@ -637,8 +638,8 @@ def _prove(e: Engine, matcher: _Matcher) -> tuple[int, list[str]]:
     git_root = e.repo.common_dir()
     for f in e.repo.metadata_files():
         try:
-            name = f.relative_to(git_root.parent) if f.is_relative_to(git_root.parent) else f
-            look(f"git file {name}", f.read_bytes())
+            shown = f.relative_to(git_root.parent) if f.is_relative_to(git_root.parent) else f
+            look(f"git file {shown}", f.read_bytes())
         except OSError:
             continue
     for dirpath, dirnames, filenames in os.walk(e.root):

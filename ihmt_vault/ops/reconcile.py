@@ -104,7 +104,7 @@ def take_in(e: Engine, tx: Transaction, paths: Iterable[str] | None) -> tuple[li
                 continue
             tx.paths.add(p)
     gone = {p for p in candidates if p not in on_disk and e.layout.is_memory_path(p)}
-    id_of_gone = {(e.catalog.by_path(p) or {}).get("id"): p for p in gone}
+    id_of_gone = {_catalogued_id(e, p): p for p in gone}
     tombs = purge.tombstones(e)
 
     def leave_out(problem: Problem, rel: str) -> None:
@@ -129,7 +129,7 @@ def take_in(e: Engine, tx: Transaction, paths: Iterable[str] | None) -> tuple[li
             leave_out(Problem("purged", rel, f"{rel}: is memory {purged}, which was purged; it was not committed: "
                                              f"delete the file", repairable=False), rel)
             continue
-        fill = {}
+        fill: dict[str, str] = {}
         if "title" in m.missing:
             fill["title"] = m.title
         if "created" in m.missing:
@@ -141,8 +141,8 @@ def take_in(e: Engine, tx: Transaction, paths: Iterable[str] | None) -> tuple[li
             op, old_path = "move", id_of_gone.pop(m.id)
         elif moved_from:  # its old name was deleted in another batch of events (a move across folders)
             op, old_path = "move", moved_from[0]
-        elif not m.id and (e.catalog.by_path(rel) or {}).get("id"):
-            fill["id"] = e.catalog.by_path(rel)["id"]  # the id was dropped by an edit: identity stays
+        elif not m.id and (kept := _catalogued_id(e, rel)):
+            fill["id"] = kept  # the id was dropped by an edit: identity stays
         elif not m.id or any(r.path != rel and e.layout.abs(r.path).exists() for r in e.catalog.by_id(m.id)):
             fill["id"] = notes.new_id()  # new by hand, or a copy of another memory
         if (fill or rel in dirty or old_path) and (not_allowed(rel) or old_path and not_allowed(old_path, "move")):
@@ -165,11 +165,17 @@ def take_in(e: Engine, tx: Transaction, paths: Iterable[str] | None) -> tuple[li
     for rel in sorted(gone):
         if not_allowed(rel, "delete"):
             continue
-        row = e.catalog.by_path(rel) or {}
+        row = e.catalog.by_path(rel)
         tx.paths.add(rel)
         tx.folders.add(tree.folder_of(rel))
-        changes.append(FileChange("delete", rel, row.get("id", ""), row.get("title", rel)))
+        changes.append(FileChange("delete", rel, row.id if row else "", row.title if row else rel))
     return changes, problems
+
+
+def _catalogued_id(e: Engine, rel: str) -> str | None:
+    """The id the catalog has for a file (None: not catalogued)."""
+    row = e.catalog.by_path(rel)
+    return row.id if row else None
 
 
 def adopt(e: Engine, written: list[str]) -> None:

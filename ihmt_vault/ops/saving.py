@@ -8,7 +8,7 @@ folder that outgrows the branch factor is split afterwards, in its own `move` co
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -77,13 +77,13 @@ def save(e: Engine, text: str, title=None, topic=None, date=None, tags: Iterable
     return saved
 
 
-def save_many(e: Engine, items: list, source: str | None = None, progress: Progress | None = None,
+def save_many(e: Engine, items: Sequence[Item | dict], source: str | None = None, progress: Progress | None = None,
               refused: list[str] | None = None) -> list[Memory]:
     """Save many memories as one commit; the memory saved (or already there) for each item kept."""
     return save_items(e, items, source, progress, refused).memories
 
 
-def save_items(e: Engine, items: list, source: str | None = None, progress: Progress | None = None,
+def save_items(e: Engine, items: Sequence[Item | dict], source: str | None = None, progress: Progress | None = None,
                refused: list[str] | None = None) -> ImportReport:
     """Save `Item`s (or dicts of a save's fields) as one commit, and say what went where. Any invalid
     item refuses the whole batch, unless `refused` is given: then each invalid item (or attachment) is
@@ -144,12 +144,13 @@ def save_items(e: Engine, items: list, source: str | None = None, progress: Prog
                     raise BadInput(f"id {d.id} is already in the vault; leave id out to get a new one")
                 first.setdefault(digest, n)
                 todo.append((n, d))
-        for _, d in todo:  # ids known before writing: corrections by key point at them
-            d.id = d.id or notes.new_id()
+        todo_ids: dict[int, str] = {}
+        for n, d in todo:  # ids known before writing: corrections by key point at them
+            d.id = todo_ids[n] = d.id or notes.new_id()
 
         def vault_id(n: int) -> str:
             ref = same.get(n, n)
-            return ref if isinstance(ref, str) else drafts[ref].id
+            return ref if isinstance(ref, str) else todo_ids[ref]
 
         batch = {d.id for _, d in todo}
         for n, d in todo:
@@ -189,8 +190,8 @@ def save_items(e: Engine, items: list, source: str | None = None, progress: Prog
         tx.trailers += [("Memory-Op", "import"), ("Memory-Count", str(len(created)))]
         tx.trailers += [("Memory-Id", m.id) for m in created]
         Gardener(tx, e).split_crowded({m.folder for m in created})
-    where = {m.id: m.path for m, _ in tx.known.values()}
-    made = {n: (m if where.get(m.id) == m.path else e.get(m.id)) for (n, _), m in zip(todo, created)}
+    path_of = {m.id: m.path for m, _ in tx.known.values()}
+    made = {n: (m if path_of.get(m.id) == m.path else e.get(m.id)) for (n, _), m in zip(todo, created)}
     out = []
     for n in range(len(kept)):
         ref = same.get(n, n)
@@ -406,7 +407,8 @@ def contradicted_by(e: Engine, d: Draft) -> tuple[list[Memory], list[str]]:
     which one changed is not sure: they are told as "may be superseded"."""
     probe = Memory(id="", title=d.title, path="", body=d.text, source=d.source, meta=d.extra)
     day = d.date or clock.today().isoformat()
-    contradicted, said = [], []
+    contradicted: list[Memory] = []
+    said: list[str] = []
 
     def outdate(line, fact):
         said.append(timeline.contradiction_notice(line, fact, day))

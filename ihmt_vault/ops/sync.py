@@ -93,7 +93,7 @@ def status(e: Engine, remote: str | None = None) -> SyncStatus:
 def sync_each(engines: list, agent: str = "sync") -> list:
     """Sync several vaults (mounts: (name, Engine)) each with its own remote; a failure of one is
     its line in the answer, never a reason to skip the others."""
-    out = []
+    out: list[tuple[str, SyncReport | str]] = []
     for name, e in engines:
         try:
             out.append((name, sync(e, None, agent)))
@@ -189,15 +189,18 @@ def _settle(e: Engine, tx: Transaction, merged: list[str]) -> None:
 def _resolve(e: Engine, tx: Transaction, rel: str) -> list[str]:
     """Settle one conflicted path without losing either side; returns notices."""
     ours, theirs = e.repo.conflict_side(2, rel), e.repo.conflict_side(3, rel)
+    keep = ours if ours is not None else theirs
     if rel.endswith(tree.INDEX) or not e.layout.is_memory_path(rel):
-        keep = ours if ours is not None else theirs
         if keep is None:
             tx.remove(rel)
         else:
             tx.write(rel, keep)
         return []
+    if keep is None:  # moved on both sides (rename/rename): it lives on at each side's new path
+        tx.remove(rel)
+        return []
     if ours is None or theirs is None:  # edited on one side, deleted on the other: the edit stays
-        tx.write(rel, ours if ours is not None else theirs)
+        tx.write(rel, keep)
         return [f"{rel}: deleted on one side and edited on the other; the edited memory is kept."]
     merged = merge_memory(e.repo.conflict_side(1, rel), ours, theirs, rel)
     if merged is not None:  # the two sides changed different keys, or lists both grew: no copy needed
@@ -249,7 +252,7 @@ def merge_memory(base: str | None, ours: str, theirs: str, rel: str) -> str | No
                 changes[key] = tv
         elif key in _UNION and isinstance(ov, list) and isinstance(tv, list):
             changes[key] = ov + [x for x in tv if x not in ov]
-        elif key == "status" and {ov, tv} <= set(_STATUS_RANK):
+        elif key == "status" and isinstance(ov, str) and isinstance(tv, str) and {ov, tv} <= set(_STATUS_RANK):
             changes[key] = max(ov, tv, key=_STATUS_RANK.__getitem__)
         elif key == "pinned" and isinstance(ov, bool) and isinstance(tv, bool):
             changes[key] = ov or tv

@@ -25,11 +25,26 @@ is not called again for that operation's own commit.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
 import pluggy
+
+if TYPE_CHECKING:
+    from ..storage.draft import Item
 
 PROJECT = "ihmt"
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+class Importer(Protocol):
+    """What `register_importers` registers (see above); `recognises(path)` and `what` are optional."""
+
+    def read(self, path: Path) -> Sequence[Item | dict]:
+        """The memories found in the store at `path`."""
+        ...
 
 
 class Specs:

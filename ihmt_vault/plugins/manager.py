@@ -39,7 +39,7 @@ def _collect(hook) -> dict:
     return found
 
 
-def importers_by_name() -> dict:
+def importers_by_name() -> dict[str, hookspecs.Importer]:
     return _collect(manager().hook.register_importers)
 
 
@@ -51,7 +51,7 @@ def rankers_by_name() -> dict:
     return _collect(manager().hook.register_rankers)
 
 
-def importer_for(path, name: str = "auto") -> tuple[str, object]:
+def importer_for(path, name: str = "auto") -> tuple[str, hookspecs.Importer]:
     """The importer called `name`, or with `auto` the one that recognises `path` (its `recognises(path)`
     says yes); a path none recognises is a BadInput naming the formats there are."""
     found = importers_by_name()

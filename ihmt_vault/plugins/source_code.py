@@ -405,7 +405,7 @@ class _Scanner:
         if sig[-1] in _REGEX_AFTER:
             return True
         word = _IDENT.search(sig)
-        return bool(word) and word.group() in _REGEX_KEYWORDS
+        return word is not None and word.group() in _REGEX_KEYWORDS
 
     def regex(self, i: int) -> int | None:
         """A /regex/ literal ends on its line; one that does not was a division after all."""
@@ -438,7 +438,9 @@ class _Scanner:
         text, end = self.text, self.line_end(i)
         while end < self.n and text[end - 1:end] == "\\":
             end = self.line_end(end + (2 if text.startswith("\r\n", end) else 1))
-        name = _DIRECTIVE.match(text, i).group(1)
+        directive = _DIRECTIVE.match(text, i)
+        assert directive is not None   # i is at the line's '#'
+        name = directive.group(1)
         if name in ("if", "ifdef", "ifndef"):
             self.conditions.append(False)
         elif name == "endif" and self.conditions:
@@ -501,7 +503,9 @@ class _Scanner:
                 return self.n if end < 0 else end + len(m.group(1)) + 2
         if lex.interp == "{":   # C#: @"verbatim" "" escapes; $"holes {x}"; """raw"""
             if text.startswith('"""', i):
-                run = _QUOTES.match(text, i).end() - i
+                opening = _QUOTES.match(text, i)
+                assert opening is not None   # text[i:] starts with '"""'
+                run = opening.end() - i
                 end = text.find('"' * run, i + run)
                 return self.n if end < 0 else end + run
             verbatim = "@" in before[-2:]
@@ -734,7 +738,9 @@ class _Structure:
         text = "".join(self.masked[i:j + 1])
         at = _opening_brace(text)
         head = text if at is None else text[:at]
-        attributes = _ATTRIBUTES_PREFIX.match(head).end()
+        prefix = _ATTRIBUTES_PREFIX.match(head)
+        assert prefix is not None   # (...)* matches every text
+        attributes = prefix.end()
         head = head[attributes:]
         if _IMPORT.match(head):
             return _Unit(i, j, "imports")
@@ -795,7 +801,9 @@ class _Structure:
                 return "extern", ""
             if kind in ("fn", "func", "fun", "function"):
                 kind = "function"
-            return kind, _NAME.match(rest).group(1).strip(".:")
+            named = _NAME.match(rest)
+            assert named is not None   # every part of _NAME is optional
+            return kind, named.group(1).strip(".:")
         if paren >= 0 and head.count("(") == head.count(")"):
             m = _CALLED.search(head[:paren])
             if m and m.group(1) not in _NOT_FUNCTIONS:

@@ -226,7 +226,9 @@ class Project:
 
     def _answer(self, ranked, max_tokens: int) -> Found:
         best = ranked[0][0]
-        hits, parts, used = [], [], 0
+        hits: list[tuple[Entry, Symbol, float]] = []
+        parts: list[str] = []
+        used = 0
         for score, e, s in ranked[:5]:
             if score < 0.5 * best:
                 break

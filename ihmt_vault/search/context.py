@@ -113,15 +113,15 @@ def with_context(s, items: list[Scored], share: float, scopes: tuple[str, ...], 
                 lent[d] = (share * x.score, x)
     out = list(items)
     for d, (bonus, by) in lent.items():
-        x = by_doc.get(d)
-        data = x.data if x is not None else stored(s, d)["data"]
-        data = as_of_view(s, data, as_of) if as_of and x is None else data
+        known = by_doc.get(d)
+        data = known.data if known is not None else stored(s, d)["data"]
+        data = as_of_view(s, data, as_of) if as_of and known is None else data
         if data is None or ("arc" if is_archived(data) else "mem") not in scopes:
             continue
         if data.get("status") == "outdated":
             bonus *= OUTDATED_FACTOR
-        if x is not None:
-            x.score += bonus
+        if known is not None:
+            known.score += bonus
         else:
             out.append(Scored(bonus, d, data, Candidate(bonus, "context"), lent_by=by))
     out.sort(key=lambda x: (-x.score, x.docnum))

@@ -339,7 +339,7 @@ def query_terms(span: Span) -> list[str]:
         return [f"y{span.start.year}"]
     if span.grain == "month":
         return [f"m{span.start.year}-{span.start.month:02d}"]
-    out = []
+    out: list[str] = []
     d = span.start
     while d <= span.end and len(out) < 62:
         out.append(f"d{d.isoformat()}")

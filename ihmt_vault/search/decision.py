@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import analysis
 from .matching import DATE_GROUP, matched_groups, title_has_all
@@ -33,7 +33,7 @@ class Weight:
 class Decision:
     status: str
     message: str = ""
-    tied: list[Scored] | None = None      # the ambiguous candidates
+    tied: list[Scored] = field(default_factory=list)   # the ambiguous candidates
     coverage: float = 0.0                 # share of the question's weight (idf) the best memory holds
     margin: float = 0.0                   # how far the best stands out from the next: 1 - score2/score1
 

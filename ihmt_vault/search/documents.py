@@ -142,7 +142,7 @@ def fields_of(doc: Doc) -> dict:
     else:
         scope = "arc" if archived else "mem"
         parent = doc.folder
-    f = dict(
+    f: dict[str, object] = dict(
         key=doc.key, kind=doc.kind, scope=scope, id=doc.id or "", folder=doc.folder,
         parent=parent, anc=",".join(ancestors(doc.folder)), depth=str(doc.depth),
         **{("stitle" if doc.kind == "summary" else "title"): " ".join(title_terms),

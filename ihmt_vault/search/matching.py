@@ -106,7 +106,7 @@ def date_query(pq: ParsedQuery):
     return Or([Term("when", t) for t in wt])
 
 
-def _doc_terms(data) -> set[str]:
+def _doc_terms(data) -> frozenset[str]:
     lang = data.get("lang", None)
     text = " ".join([data.get("title") or "", " ".join(data.get("tags") or []), data.get("body") or ""])
     return analysis.term_set(text, lang)

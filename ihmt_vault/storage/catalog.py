@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 from .notes import Memory, digest_of
@@ -22,9 +23,33 @@ _JSON = {"tags", "supersedes", "superseded_by", "keywords"}
 
 
 class Row(dict):
-    """A catalog row; attribute access for readability (`row.title`)."""
+    """A catalog row: its columns as typed attributes (`row.title`), and as keys for the summary
+    renderer (`row["title"]`)."""
 
-    __getattr__ = dict.__getitem__
+    path: str
+    id: str
+    folder: str
+    title: str
+    type: str
+    status: str
+    date: str | None
+    created: str
+    pinned: int
+    tags: list[str]
+    supersedes: list[str]
+    superseded_by: list[str]
+    source: str
+    first_line: str
+    keywords: list[str]
+    mtime_ns: int
+    size: int
+    digest: str
+
+    def __getattr__(self, name: str):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
 
 class Catalog:
@@ -72,7 +97,7 @@ class Catalog:
 
     # -- writing ----------------------------------------------------------------------------------
     def upsert(self, memory: Memory, first_line: str, keywords: list[str], mtime_ns: int, size: int,
-               facts: list = ()):
+               facts: Sequence[Fact] = ()):
         self._count(memory.path, -1)
         values = {
             "path": memory.path, "id": memory.id, "folder": memory.folder, "title": memory.title,

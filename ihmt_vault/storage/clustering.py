@@ -21,7 +21,8 @@ from __future__ import annotations
 import math
 import random
 import re
-from collections import Counter
+from collections import Counter, defaultdict
+from collections.abc import Set as AbstractSet
 
 from ..text import CJK_RUN, cjk_terms, fold
 from .notes import slugify
@@ -209,7 +210,7 @@ def kmeans(vecs: list[dict[str, float]], k: int, seed: int = 13, restarts: int =
     return best
 
 
-def name_groups(texts: list[str], groups: list[list[int]], stop: frozenset[str], avoid: set[str],
+def name_groups(texts: list[str], groups: list[list[int]], stop: frozenset[str], avoid: AbstractSet[str],
                 theme: float = 2 / 3, held: list[dict] | None = None) -> list[str | None]:
     """A readable name for each group (None: its members share no distinctive phrase): the phrase
     scoring best on coverage (how many members hold it, weighted by how noun-like its place in each
@@ -280,7 +281,7 @@ COHERENT = 1 / 3   # a subtopic whose name fewer of its members hold is clustere
 ROUNDS = 3
 
 
-def plan(texts: list[str], branch_factor: int, stop: frozenset[str], avoid: set[str] = frozenset(),
+def plan(texts: list[str], branch_factor: int, stop: frozenset[str], avoid: AbstractSet[str] = frozenset(),
          min_group: int = 3) -> tuple[dict[str, list[int]], list[int]]:
     """Subtopics for a crowded folder's memories: ({name: member positions}, positions left where
     they are). About half a branch factor a subtopic; a subtopic too small joins the nearest.
@@ -321,7 +322,7 @@ def plan(texts: list[str], branch_factor: int, stop: frozenset[str], avoid: set[
 
 
 def _cluster(texts: list[str], vecs: list[dict[str, float]], held: list[dict], rest: list[int], branch_factor: int,
-             stop: frozenset[str], avoid: set[str], min_group: int) -> tuple[dict[str, list[int]], list[int]]:
+             stop: frozenset[str], avoid: AbstractSet[str], min_group: int) -> tuple[dict[str, list[int]], list[int]]:
     """One round of `plan` over the positions `rest`: k-means, small groups joined to the nearest,
     each group named."""
     if len(rest) <= min_group:
@@ -377,8 +378,8 @@ def misfits(texts: list[str], home: list[str], movable: set[int], stop: frozense
     postings: dict[str, list[tuple[str, float]]] = {}   # term → (folder, its weight there): only shared terms count
     for f, c in sums.items():
         if size[f] >= min_group and norms[f] > 0:
-            for w, x in c.items():
-                postings.setdefault(w, []).append((f, x / norms[f]))
+            for w, weight in c.items():
+                postings.setdefault(w, []).append((f, weight / norms[f]))
     out = {}
     for i in sorted(movable):
         v, own = vecs[i], home[i]
@@ -387,7 +388,7 @@ def misfits(texts: list[str], home: list[str], movable: set[int], stop: frozense
         rest = {w: sums[own][w] - x for w, x in v.items()}
         rest_norm = math.sqrt(max(0.0, norms[own] ** 2 - sum(sums[own][w] ** 2 - r * r for w, r in rest.items())))
         stay = sum(x * rest[w] for w, x in v.items()) / rest_norm if rest_norm > 1e-9 else 0.0
-        near: Counter = Counter()
+        near: defaultdict[str, float] = defaultdict(float)
         for w, x in v.items():
             for f, y in postings.get(w, ()):
                 if f != own:

@@ -90,7 +90,7 @@ class Layout:
         """Every memory file on disk (or in `scope`: files and folders) with its (mtime_ns, size);
         the folders walked go into `dirs` with their modification times."""
         found = {}
-        stack = [("", self.root)]
+        stack: list[tuple[str, str | Path]] = [("", self.root)]   # (vault prefix, folder)
         if scope is not None:
             stack = []
             for rel in scope:

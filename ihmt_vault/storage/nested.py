@@ -103,7 +103,8 @@ def from_tabs(text: str) -> str:
     lines = text.split("\n")
     if not any(line.startswith("\t") and line.strip() for line in lines):
         return text
-    out, seen_item = [], False
+    out: list[str] = []
+    seen_item = False
     for line in lines:
         tabs = len(line) - len(line.lstrip("\t"))
         if tabs and line.strip():
@@ -163,7 +164,8 @@ def append(body: str, under: str | None, text: str) -> str:
     if under:
         node = find(roots, under)
         at, depth = node.end, node.depth + 1
-        indent = re.match(r"[ \t]*", lines[node.start]).group(0) + "  "
+        line = lines[node.start]
+        indent = line[:len(line) - len(line.lstrip(" \t"))] + "  "
     else:
         at = max([r.end for r in roots], default=len(lines))
         depth, indent = 2, ""
@@ -196,8 +198,9 @@ def focus(body: str, terms: set[str]) -> str | None:
     if not roots or not terms:
         return None
     lines = body.split("\n")
-    best, best_hits = None, len(terms & set(analyze("\n".join(head))))
-    stack = [(r, []) for r in roots]
+    best: tuple[Node, list[Node]] | None = None
+    best_hits = len(terms & set(analyze("\n".join(head))))
+    stack: list[tuple[Node, list[Node]]] = [(r, []) for r in roots]
     while stack:
         node, ancestors = stack.pop()
         hits = len(terms & set(analyze("\n".join(lines[node.start:node.end]))))

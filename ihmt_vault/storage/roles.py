@@ -296,14 +296,14 @@ def check_commits(where: Path, commits: list[str], base: str | None, pusher: str
     try:
         roles = parse(gitlog.file_at(where, base, ROLES_PATH) if base else None)
     except BrokenFile as err:
-        return [f"{base[:10]}: {err}; every push is refused until it is fixed on the server"]
+        return [f"{(base or '')[:10]}: {err}; every push is refused until it is fixed on the server"]
     out = []
     for sha in commits:
         c = gitlog.pushed_commit(where, sha)
         who = Identity(pusher or c.author_email, (c.trailers.get("Agent") or [""])[0], authenticated=bool(pusher))
         why = None
         for status, path, old in gitlog.commit_changes(where, c):
-            for p, change in ([(old, "move"), (path, "write")] if status == "R" else
+            for p, change in ([(old, "move"), (path, "write")] if status == "R" and old is not None else
                               [(path, "delete" if status == "D" else "write")]):
                 owner = source_of(gitlog.file_at(where, c.parents[0], p), p) \
                     if change == "delete" and c.parents and is_memory_path(p) else None

@@ -372,7 +372,9 @@ def _lines(text: str) -> list[str]:
 def _windows(text: str) -> list[str]:
     if len(text) <= _LINE:
         return [_BLANKS.sub("  ", text)]
-    out, size, current = [], 0, []
+    out: list[str] = []
+    current: list[str] = []
+    size = 0
     for piece in _lines(text):
         if size + len(piece) > _WINDOW and current:
             out.append("\n".join(current))
@@ -464,11 +466,13 @@ def _assignment_secret(text: str, lowered: str) -> str | None:
     if any(n in lowered for n in ("token", "passphrase", "passcode", "credential")):
         for m in _TOKEN_ASSIGNMENT.finditer(text):
             word, value = m.groups()
-            key = _KEY_NAME.search(text, max(0, m.start() - 64), m.start()).group() + word
+            named = _KEY_NAME.search(text, max(0, m.start() - 64), m.start())
+            assert named is not None   # [\w.-]*$ matches, if only the empty string at the end
+            key_name = named.group() + word
             if word.lower() == "token":
-                if _is_key_value(value, key):
+                if _is_key_value(value, key_name):
                     return "a token assignment"
-            elif _is_secret_value(value, key):
+            elif _is_secret_value(value, key_name):
                 return "a password or secret assignment"
     return None
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
@@ -176,7 +177,7 @@ def theme(held: Counter, n: int, branch_factor: int) -> set[str]:
 
 
 def plan_split(rows: list, existing: set[str], branch_factor: int, min_group: int = 3,
-               vault_theme: set[str] = frozenset()) -> dict[str, list[str]]:
+               vault_theme: AbstractSet[str] = frozenset()) -> dict[str, list[str]]:
     """Group a crowded folder's memories into subtopics (`clustering.plan`: TF-IDF + spherical
     k-means, each group named by a phrase its members share, never by a word of the folder's path
     or of the `vault_theme`); {subfolder name: member paths}. A group named like an existing
@@ -233,7 +234,7 @@ def misplaced(rows: list, sources: set[str], margin: float = MARGIN) -> dict[str
 RENAME_AT = 6   # a folder the gardener made is renamed only once it holds this many memories
 
 
-def misnamed(rows: list, folders: set[str], vault_theme: set[str] = frozenset()) -> dict[str, str]:
+def misnamed(rows: list, folders: set[str], vault_theme: AbstractSet[str] = frozenset()) -> dict[str, str]:
     """{folder: new name} for each of `folders` whose name fewer than a third of its memories still
     hold, where a phrase half of them share names it (`clustering.name_groups`, told apart from the
     memories of its sibling folders among `rows`, never a word of its parent's path nor a sibling's
@@ -269,7 +270,7 @@ def _link(target: str, here: str) -> str:
 
 
 def folder_keywords(rows: list, subfolders: list[FolderInfo], n: int = 10) -> list[str]:
-    scores: Counter = Counter()
+    scores: defaultdict[str, float] = defaultdict(float)
     for r in rows:
         for rank, w in enumerate(r["keywords"][:6]):
             scores[w] += 1.0 / (1 + rank * 0.3)

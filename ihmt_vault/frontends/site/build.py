@@ -11,6 +11,7 @@ import os
 import shutil
 import time
 from pathlib import Path
+from typing import Protocol, cast
 
 import yaml
 
@@ -28,6 +29,16 @@ THEME = {"name": "material", "font": False,   # system fonts: no request to Goog
          "features": ["navigation.indexes", "navigation.prune", "navigation.top", "search.highlight",
                       "search.suggest", "toc.follow"]}
 MARKDOWN_EXTENSIONS = ["attr_list", "md_in_html", "tables", {"toc": {"permalink": True}}]
+
+
+class _Plugin(Protocol):
+    """What `build_site` sets and reads on the `ihmt` plugin instance (`mkdocs_plugin.IhmtPlugin`,
+    which this module cannot import: that module imports `site`)."""
+
+    vault_object: Vault | None
+    skip: tuple[Path, ...]
+    source: Source | None
+    broken: list[dict]
 
 
 class SiteUnavailable(VaultError):
@@ -95,6 +106,7 @@ def write_config(v: Vault, with_archive: bool = False, for_web: bool = True) -> 
     (src / "docs").mkdir(parents=True, exist_ok=True)   # mkdocs checks docs_dir exists before plugins run
     own = next((v.root / n for n in ("mkdocs.yml", "mkdocs.yaml") if (v.root / n).is_file()), None)
     ours = {"ihmt": {"vault": str(v.root), "with_archive": bool(with_archive)}}
+    cfg: dict[str, object]
     if own:
         from mkdocs.utils.yaml import yaml_load
         with open(own, "rb") as f:
@@ -133,7 +145,7 @@ def _check_out(out: Path, root: Path) -> Path:
 
 
 class _Capture(logging.Handler):
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(logging.WARNING)
         self.messages: list[str] = []
 
@@ -158,7 +170,8 @@ def build_site(v: Vault, out: str | Path | None = None, with_archive: bool = Fal
     mk_log.addHandler(capture)
     try:
         cfg = load_config(config_file=str(write_config(v, with_archive, for_web)), site_dir=str(out))
-        plugin = cfg.plugins["ihmt"]
+        # mkdocs types its plugins as BasePlugin; the one named ihmt is ours (write_config names it)
+        plugin = cast(_Plugin, cfg.plugins["ihmt"])
         plugin.vault_object = v          # the CLI's open vault: no second catalog
         plugin.skip = (out,)
         cfg.plugins.on_startup(command="build", dirty=False)
@@ -171,7 +184,8 @@ def build_site(v: Vault, out: str | Path | None = None, with_archive: bool = Fal
         raise VaultError(f"the site did not build: {e}") from None
     finally:
         mk_log.removeHandler(capture)
-    src: Source = plugin.source
+    src = plugin.source
+    assert src is not None   # on_config staged the docs
     return {"vault": str(v.root), "out": str(out), "index": str(out / "index.html"), "for_web": for_web,
             "memories": src.published, "sections": src.sections, "pages": [*src.generated],
             "excluded": src.excluded, "broken_links": plugin.broken, "warnings": capture.messages,

@@ -5,6 +5,7 @@ import html
 import posixpath
 import re
 from collections import defaultdict
+from collections.abc import Set as AbstractSet
 from urllib.parse import quote, unquote
 
 from .markup import WIKILINK, md_text, outside_code
@@ -20,7 +21,7 @@ class Links:
     """Finds what a wikilink names: a path, an id, a file name, a title or an alias (in that order)."""
 
     def __init__(self, entries: list[Entry], folders: dict[str, str], assets: set[str],
-                 private_dirs: set[str] = frozenset()):
+                 private_dirs: AbstractSet[str] = frozenset()):
         self.entries = {e.path: e for e in entries}
         self.by_id = {e.id: e for e in entries if e.id}
         self.folders = folders          # published folders (each has an index.md page) -> their titles

@@ -48,16 +48,16 @@ def timeline_page(v: Vault, links: Links, here: str = TIMELINE) -> str:
     events: list[tuple[str, int, str]] = []
     for t in v.memories.facts():
         shown_before = None
-        for e in t.entries:                  # oldest first
-            m = links.published(e.memory_id)
-            if not m or not e.valid_from:
+        for said in t.entries:               # oldest first
+            m = links.published(said.memory_id)
+            if not m or not said.valid_from:
                 continue
-            was = f" (was {md_text(shown_before)})" if shown_before is not None and shown_before != e.value else ""
-            until = f", until {md_text(e.valid_to)}" if e.valid_to else ""
-            events.append((e.valid_from, 1, f"**{md_text(t.subject)}** {md_text(t.attribute)}: "
-                                            f"{md_text(e.value)}{was}{until} — "
-                                            f"[{md_text(m.title)}]({href(m.path, here)})"))
-            shown_before = e.value
+            was = f" (was {md_text(shown_before)})" if shown_before is not None and shown_before != said.value else ""
+            until = f", until {md_text(said.valid_to)}" if said.valid_to else ""
+            events.append((said.valid_from, 1, f"**{md_text(t.subject)}** {md_text(t.attribute)}: "
+                                               f"{md_text(said.value)}{was}{until} — "
+                                               f"[{md_text(m.title)}]({href(m.path, here)})"))
+            shown_before = said.value
     for e in links.entries.values():
         if e.hidden or not e.supersedes or not e.date:
             continue

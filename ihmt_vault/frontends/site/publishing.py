@@ -15,6 +15,7 @@ import logging
 import os
 import re
 import stat
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,7 +67,7 @@ def private_meta(meta: dict) -> bool:
     return any(isinstance(k, str) and k.strip().lower() == "private" and _truthy(val) for k, val in meta.items())
 
 
-def under_private(path: str, private_dirs: set[str]) -> bool:
+def under_private(path: str, private_dirs: AbstractSet[str]) -> bool:
     """Whether vault path `path` lies in a folder marked private (`''` is the vault's root). An archived
     memory keeps its folder's mark: `archive/a/b/x.md` is private when `a/.private` exists."""
     if not private_dirs:
@@ -107,7 +108,10 @@ def safe_file(root: Path, rel: str, dirs: dict[str, bool] | None = None) -> Path
 def read_entries(v: Vault, with_archive: bool,
                  private_dirs: set[str]) -> tuple[list[Entry], list[dict], dict[str, str]]:
     """Every memory as an Entry, the catalog rows of the published ones, and their bodies (by path)."""
-    entries, rows, bodies, dirs = [], [], {}, {}
+    entries: list[Entry] = []
+    rows: list[dict] = []
+    bodies: dict[str, str] = {}
+    dirs: dict[str, bool] = {}   # safe_file's cache of the folders already checked
     for r in v.memories.list():
         m = v.memories.get(r["path"])
         meta = m.meta

@@ -86,14 +86,18 @@ def _summaries(v: Vault, rows: list[dict], links_by_id) -> tuple[dict[str, str],
         if f:
             kids[f.rpartition("/")[0]].append(f)
     infos: dict[str, tree.FolderInfo] = {}
-    pages, titles = {}, {}
+    pages: dict[str, str] = {}
+    titles: dict[str, str] = {}
     for folder in tree.bottom_up(folders):   # deepest first: children are ready
         index = tree.summary_path(folder)
-        own = safe_file(v.root, index) if folder else None
         name = folder.rpartition("/")[2]
-        title = (_summary_title(own) if own else None) if folder else v.config.title
-        if folder and (not title or title == tree.humanize(name)):   # the generated title: spelled better
-            title = tree.humanize(name)
+        if folder:
+            own = safe_file(v.root, index)
+            written = _summary_title(own) if own else None
+            # none, or the generated title: spelled better
+            title = tree.humanize(name) if not written or written == tree.humanize(name) else written
+        else:
+            title = v.config.title
         subs = [infos[k] for k in sorted(kids[folder]) if k in infos]
         text, info = tree.render_summary(folder, md_text(title), by_folder.get(folder, []), subs, links_by_id)
         infos[folder] = info

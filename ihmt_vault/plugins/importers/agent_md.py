@@ -66,7 +66,7 @@ class AgentMarkdown:
 
 
 class _Reader:
-    def __init__(self):
+    def __init__(self) -> None:
         self.items: list[Item] = []
         self.seen: set[Path] = set()
 

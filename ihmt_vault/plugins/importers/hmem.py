@@ -73,7 +73,9 @@ class Hmem:
         return list(items.values())
 
     def _entry(self, r: dict, ident: str, titles: dict, kids: list, tags: list[str], path: Path) -> Item:
-        prefix = str(r.get("prefix") or re.match(r"[A-Za-z]*", ident).group(0) or "").upper()
+        letters = re.match(r"[A-Za-z]*", ident)
+        assert letters is not None   # [A-Za-z]* matches every text
+        prefix = str(r.get("prefix") or letters.group(0) or "").upper()
         folder, type_ = PREFIXES.get(prefix, (f"hmem/{prefix.lower() or 'entries'}", None))
         nested = [f"{'  ' * (len(order) - 1)}- {text}" for order, text in kids]   # depth 2 is the first indent
         lines = [str(r.get("level_1") or r.get("title") or ident).strip()] + (["", *nested] if nested else [])

@@ -49,9 +49,11 @@ class Ihmt:
         for file in sorted((root / "layer_0").rglob("*.txt")):
             rel = file.relative_to(root).as_posix()
             item, by = self._leaf(file, rel, root)
-            items.setdefault(item.key, item)
+            key = item.key
+            assert key is not None   # _leaf always gives one (the leaf's id, else its path)
+            items.setdefault(key, item)
             if by:
-                corrected_by.append((item.key, by))
+                corrected_by.append((key, by))
         self._facts(root, items)
         for old, new in corrected_by:
             if new in items and old != new:
@@ -70,7 +72,9 @@ class Ihmt:
             if not isinstance(meta, dict):
                 raise BadInput(f"{file}: its IHMT-META header is not a JSON object; fix it and import again")
             text = text[m.end():]
-        extra = meta.get("extra") if isinstance(meta.get("extra"), dict) else {}
+        extra = meta.get("extra")
+        if not isinstance(extra, dict):
+            extra = {}
         kind = str(meta.get("data_type") or "GENERIC").upper()
         tags = [str(t) for t in meta.get("tags") or [] if isinstance(t, (str, int))]
         title = None

@@ -25,6 +25,10 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:   # GitPython is imported by the first read of old content (Repo.show)
+    import git
 
 ZERO = "0" * 40
 SUMMARY_DRIVER = "ihmt-summary"   # generated summaries never conflict: either side, then regenerated
@@ -122,7 +126,7 @@ class Repo:
         self.git_dir = Path(self.run("rev-parse", "--absolute-git-dir").strip())
         self._private_index = self.git_dir / "ihmt-index"
         self._env = {**os.environ, **_identity_env(self.top)}
-        self._reader = None   # a GitPython Repo, opened on the first read of old content
+        self._reader: git.Repo | None = None   # a GitPython Repo, opened on the first read of old content
 
     def close(self) -> None:
         """Reap GitPython's `cat-file` children (one `Repo` per process, closed on shutdown)."""
@@ -176,10 +180,10 @@ class Repo:
 
         Returns the new commit, or None when the paths did not change anything.
         """
-        paths = {self.repo_path(p) for p in vault_paths}
+        path_set = {self.repo_path(p) for p in vault_paths}
         if merge_parent:  # everything the merge brought, in and out of the vault, is in the merge commit
-            paths.update(n for n in self.run("diff", "--name-only", "--no-renames", "-z", "--cached", "HEAD").split("\0") if n)
-        paths = sorted(paths)
+            path_set.update(n for n in self.run("diff", "--name-only", "--no-renames", "-z", "--cached", "HEAD").split("\0") if n)
+        paths = sorted(path_set)
         if not paths and not merge_parent:   # a merge that changes no file still records the other side
             return None
         # A split index: each save rewrites a small file, not all of the vault's entries (STACK-NOTES).
@@ -362,8 +366,8 @@ class Repo:
         """(status A|M|D|R, vault path, old vault path of a rename) of everything staged: what a
         commit made now would change (renames found, so a move is not a delete)."""
         out = self.run("diff", "--cached", "--name-status", "-M", "-z", "--", self.prefix or ".")
-        return [(s, self.vault_path(p), self.vault_path(o) if o else None)
-                for s, p, o in name_status(out) if self.vault_path(p)]
+        return [(s, rel, self.vault_path(o) if o else None)
+                for s, p, o in name_status(out) if (rel := self.vault_path(p))]
 
     def author_email(self) -> str:
         """The e-mail the next commit's author will have (git config or GIT_AUTHOR_EMAIL)."""
@@ -485,6 +489,8 @@ class Repo:
         p = subprocess.Popen(args, cwd=self.top, env=self._env, stdout=subprocess.PIPE,
                              stdin=subprocess.PIPE if shas is not None else subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
+        stdout = p.stdout
+        assert stdout is not None   # stdout=PIPE
         if shas is not None:
             def feed(pipe=p.stdin, items=shas):
                 try:
@@ -500,18 +506,18 @@ class Repo:
             threading.Thread(target=feed, daemon=True).start()
         try:
             while True:
-                header = p.stdout.readline()
+                header = stdout.readline()
                 if not header:
                     break
                 parts = header.split()
                 if len(parts) != 3:   # "<sha> missing"
                     continue
                 size = int(parts[2])
-                data = p.stdout.read(size)
-                p.stdout.read(1)
+                data = stdout.read(size)
+                stdout.read(1)
                 yield parts[0].decode(), parts[1].decode(), data
         finally:
-            p.stdout.close()
+            stdout.close()
             p.kill()
             p.wait()
 
@@ -542,7 +548,7 @@ class Repo:
             return set()
         out = self.run("log", "--follow", "--format=", "--raw", "--no-abbrev", "--",
                        self.repo_path(vault_path), check=False)
-        shas = set()
+        shas: set[str] = set()
         for line in out.splitlines():
             if line.startswith(":"):
                 fields = line.split("\t", 1)[0].split()
@@ -613,7 +619,8 @@ def gc_keeping_reflogs(repo: Repo) -> None:
 
 def name_status(out: str) -> list[tuple[str, str, str | None]]:
     """`--name-status -z` output as (status letter, path, old path of a rename or copy)."""
-    fields, changes, i = out.split("\0"), [], 0
+    fields, i = out.split("\0"), 0
+    changes: list[tuple[str, str, str | None]] = []
     while i < len(fields) and fields[i]:
         status = fields[i]
         if status[0] in "RC":

@@ -96,14 +96,16 @@ def rewrite_history(repo: Repo, plan: PurgePlan) -> Rewritten:
                           "--tag-of-filtered-object=rewrite"], stdout=subprocess.PIPE, stderr=exp_err)
         imp = repo.popen(["fast-import", "--force", "--quiet", "--done", f"--export-marks={marks}"],
                          stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=imp_err)
+        exported, imported = exp.stdout, imp.stdin
+        assert exported is not None and imported is not None   # stdout=PIPE, stdin=PIPE
         try:
-            originals, touching = _filter_stream(exp.stdout, imp.stdin, plan)
+            originals, touching = _filter_stream(exported, imported, plan)
         finally:
             try:
-                imp.stdin.close()
+                imported.close()
             except OSError:
                 pass
-            exp.stdout.close()
+            exported.close()
         for name, proc, err in (("fast-export", exp, exp_err), ("fast-import", imp, imp_err)):
             if proc.wait() != 0:
                 err.seek(0)
@@ -242,9 +244,11 @@ def _filter_stream(src, dst, plan: PurgePlan) -> tuple[dict[str, str], set[str]]
         if word == b"blob":
             lines, mark, oid, data = header(line)
             if oid in plan.drop:
-                dropped.add(mark)
+                if mark is not None:
+                    dropped.add(mark)
                 continue
-            data = plan.replace.get(oid, data)
+            if oid is not None:
+                data = plan.replace.get(oid, data)
             dst.write(b"".join(lines) + b"data %d\n" % len(data) + data + b"\n")
         elif word == b"commit":
             lines, mark, oid, msg = header(line, lf=False)
