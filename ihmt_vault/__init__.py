@@ -7,17 +7,35 @@
 The public names below are imported when first used (PEP 562), so `ihmt --help` and the MCP
 server's handshake do not pay for the whole library.
 """
+
 from __future__ import annotations
 
 import importlib
 
 __version__ = "0.1.0"
 _WHERE = {
-    "Vault": "vault", "Memory": "storage.notes", "Draft": "storage.draft",
-    **{name: "results" for name in ("Change", "FileChange", "Problem", "ReconcileReport", "RebuildReport",
-                                    "UndoReport", "ForgetReport", "ImportReport", "SyncReport", "SyncStatus")},
-    **{name: "errors" for name in ("VaultError", "BadInput", "BrokenFile", "NotFound", "NotAVault", "LockTimeout",
-                                   "SecretRefused")},
+    "Vault": "vault",
+    "Memory": "storage.notes",
+    "Draft": "storage.draft",
+    **{
+        name: "results"
+        for name in (
+            "Change",
+            "FileChange",
+            "Problem",
+            "ReconcileReport",
+            "RebuildReport",
+            "UndoReport",
+            "ForgetReport",
+            "ImportReport",
+            "SyncReport",
+            "SyncStatus",
+        )
+    },
+    **{
+        name: "errors"
+        for name in ("VaultError", "BadInput", "BrokenFile", "NotFound", "NotAVault", "LockTimeout", "SecretRefused")
+    },
 }
 __all__ = list(_WHERE)
 

@@ -1,4 +1,5 @@
 """`python -m ihmt_vault …` is the `ihmt` command."""
+
 from .frontends.cli import main
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 stamps) reads it here, so tests and demos can set it — `IHMT_NOW=2027-06-01` in the environment,
 or `clock.frozen(...)` in code — and no test sleeps.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -16,8 +17,11 @@ _fixed: dt.datetime | None = None
 def _parse(value: str) -> dt.datetime:
     text = value.strip().replace("Z", "+00:00")
     try:
-        when = dt.datetime.fromisoformat(text) if "T" in text or " " in text else \
-            dt.datetime.combine(dt.date.fromisoformat(text), dt.time(12, 0))
+        when = (
+            dt.datetime.fromisoformat(text)
+            if "T" in text or " " in text
+            else dt.datetime.combine(dt.date.fromisoformat(text), dt.time(12, 0))
+        )
     except ValueError:
         raise BadInput(f"IHMT_NOW={value!r} is not a date; use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS") from None
     return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)

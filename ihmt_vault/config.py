@@ -4,6 +4,7 @@ Only the composition root (`Vault.open`) reads the file; every other module rece
 An unknown key or a value of the wrong type is a `BadInput` naming the key, so a typo never
 silently falls back to a default.
 """
+
 from __future__ import annotations
 
 import math
@@ -31,6 +32,8 @@ def vault_folder(root: Path) -> Path:
     if not (root / CONFIG_PATH).exists():
         raise NotAVault(f"{root}: not a vault (no {CONFIG_PATH}); create one with 'ihmt init {root}'")
     return root.resolve()
+
+
 _MOUNT_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 
 
@@ -40,13 +43,14 @@ class Mount:
     prefix that sends a save there (`team/infra` → the `team` vault's `infra/`)."""
 
     name: str
-    path: str                    # absolute, `~/…`, or relative to this vault's root
-    remote: str | None = None    # where to clone it from when the path does not exist yet
+    path: str  # absolute, `~/…`, or relative to this vault's root
+    remote: str | None = None  # where to clone it from when the path does not exist yet
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not _MOUNT_NAME.match(self.name):
-            raise BadInput(f"{CONFIG_PATH}: mount name {self.name!r} must be a short lowercase word "
-                           f"(letters, digits, - or _)")
+            raise BadInput(
+                f"{CONFIG_PATH}: mount name {self.name!r} must be a short lowercase word (letters, digits, - or _)"
+            )
         if not isinstance(self.path, str) or not self.path.strip() or "\0" in self.path:
             raise BadInput(f"{CONFIG_PATH}: mount {self.name}: path must be a folder path")
         if self.remote is not None and (not isinstance(self.remote, str) or not self.remote.strip()):
@@ -55,31 +59,31 @@ class Mount:
 
 @dataclass(frozen=True)
 class Config:
-    title: str = "Memory"                 # the root summary's title
-    branch_factor: int = 16               # a folder with more direct memories is split
-    max_depth: int = 6                    # deepest folder level below the root
-    lock_timeout: float = 10.0            # seconds a writer waits for the vault lock
-    brief_tokens: int = 2000              # budget of `brief`
-    search_tokens: int = 900              # budget of a compact search answer
-    refresh_interval: float = 1.0         # seconds between scans for files changed outside the tool
-    default_source: str = "ihmt"          # `source` and `Agent` when the caller names none
-    rankers: tuple = ()                   # optional rankers fused into search (plugins; e.g. "semantic")
-    search_beam: int = 3                  # folders kept per level of the search's descent
+    title: str = "Memory"  # the root summary's title
+    branch_factor: int = 16  # a folder with more direct memories is split
+    max_depth: int = 6  # deepest folder level below the root
+    lock_timeout: float = 10.0  # seconds a writer waits for the vault lock
+    brief_tokens: int = 2000  # budget of `brief`
+    search_tokens: int = 900  # budget of a compact search answer
+    refresh_interval: float = 1.0  # seconds between scans for files changed outside the tool
+    default_source: str = "ihmt"  # `source` and `Agent` when the caller names none
+    rankers: tuple = ()  # optional rankers fused into search (plugins; e.g. "semantic")
+    search_beam: int = 3  # folders kept per level of the search's descent
     search_not_found_coverage: float = 0.2  # below this share of the question the best memory is NOT FOUND
-    search_tie: float = 0.8               # memories within this score ratio of the best may be AMBIGUOUS
-    search_same_subject: float = 0.5      # word overlap making two memories one subject (the newer first)
-    search_context: float = 0.5           # share of a top hit's score lent to the memories saved next to it
-    search_clue_rounds: int = 3           # times `ihmt ask` asks for a clue when the answer is AMBIGUOUS (0: never)
+    search_tie: float = 0.8  # memories within this score ratio of the best may be AMBIGUOUS
+    search_same_subject: float = 0.5  # word overlap making two memories one subject (the newer first)
+    search_context: float = 0.5  # share of a top hit's score lent to the memories saved next to it
+    search_clue_rounds: int = 3  # times `ihmt ask` asks for a clue when the answer is AMBIGUOUS (0: never)
     # the metabolism (decay.py): weight = decay_start + recalls - (idle days past decay_idle_days) / 7
-    decay_start: float = 3.0              # the weight of a memory never recalled, before it idles
-    decay_idle_days: int = 7              # days a memory may sit unrecalled before it loses weight
-    decay_threshold: float = 2.0          # at or below it, a memory sinks into archive/
-    decay_grace_days: int = 30            # a memory younger than this never decays
-    max_live: int = 10000                 # past it, decay archives the lowest-weight memories first
-    archive_expiry_days: int = 0          # archived memories unrecalled this long are deleted (0: never)
-    auto_decay: bool = True               # decay runs on its own at most once a day, with a write
-    site_raw_html: bool = False           # the site keeps a memory's raw HTML (a person's offline use only)
-    mounts: tuple = ()                    # `[[mount]]` tables: shared vaults searched with this one (Mount)
+    decay_start: float = 3.0  # the weight of a memory never recalled, before it idles
+    decay_idle_days: int = 7  # days a memory may sit unrecalled before it loses weight
+    decay_threshold: float = 2.0  # at or below it, a memory sinks into archive/
+    decay_grace_days: int = 30  # a memory younger than this never decays
+    max_live: int = 10000  # past it, decay archives the lowest-weight memories first
+    archive_expiry_days: int = 0  # archived memories unrecalled this long are deleted (0: never)
+    auto_decay: bool = True  # decay runs on its own at most once a day, with a write
+    site_raw_html: bool = False  # the site keeps a memory's raw HTML (a person's offline use only)
+    mounts: tuple = ()  # `[[mount]]` tables: shared vaults searched with this one (Mount)
 
     def __post_init__(self):
         for f in fields(self):
@@ -174,7 +178,9 @@ def _mounts(raw, path: Path) -> tuple:
     for t in raw:
         unknown = set(t) - {"name", "path", "remote"}
         if unknown or "name" not in t or "path" not in t:
-            raise BadInput(f"{path}: a [[mount]] needs name and path (and may have remote); "
-                           f"{'unknown: ' + ', '.join(sorted(unknown)) if unknown else 'one is missing'}")
+            raise BadInput(
+                f"{path}: a [[mount]] needs name and path (and may have remote); "
+                f"{'unknown: ' + ', '.join(sorted(unknown)) if unknown else 'one is missing'}"
+            )
         out.append(Mount(t["name"], t["path"], t.get("remote")))
     return tuple(out)

@@ -7,6 +7,7 @@ never show a traceback for a `VaultError`. Anything else escaping the library is
 Invariant: an operation that raises a `VaultError` has changed nothing on disk (it raises before
 writing, or the transaction it was in is rolled back / repairable by `ihmt doctor --repair`).
 """
+
 from __future__ import annotations
 
 

@@ -10,13 +10,14 @@ back into the file, and the write answers False too — the caller reads again a
 change to what is there now. No fsync, like git's own default: the rename is atomic against
 crashes of this process, the failure guarded here; after a power loss `doctor --repair` reconciles.
 """
+
 from __future__ import annotations
 
 import os
 import time
 from pathlib import Path
 
-LATE_WRITE_WAIT = 0.002   # seconds to let a write already under way into the old file land before looking
+LATE_WRITE_WAIT = 0.002  # seconds to let a write already under way into the old file land before looking
 
 
 def atomic_write(file: Path, data: str | bytes, expected: bytes | None = None, mode: int | None = None) -> bool:
@@ -50,7 +51,7 @@ def atomic_write(file: Path, data: str | bytes, expected: bytes | None = None, m
                 return False
             os.replace(tmp, file)
             time.sleep(LATE_WRITE_WAIT)
-            late = old.read()   # what reached the old file after the comparison: it is in no file now
+            late = old.read()  # what reached the old file after the comparison: it is in no file now
         if late:
             _put_back(file, expected + late, raw)
             return False
@@ -70,7 +71,7 @@ def _put_back(file: Path, theirs: bytes, ours: bytes) -> None:
             return
         if not now.startswith(ours):
             return
-        if atomic_write(file, theirs + now[len(ours):], expected=now):
+        if atomic_write(file, theirs + now[len(ours) :], expected=now):
             return
 
 

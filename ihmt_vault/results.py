@@ -3,6 +3,7 @@
 Front ends read attributes, never keys of a dict that may or may not be there; `to_dict()` gives
 the plain JSON that `--json` prints.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -32,7 +33,7 @@ class Change:
     subject: str
     path: str = ""
     diff: str | None = None
-    ids: list[str] = field(default_factory=list)   # the memories it touched (Memory-Id trailers)
+    ids: list[str] = field(default_factory=list)  # the memories it touched (Memory-Id trailers)
 
     def to_dict(self) -> dict:
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -42,7 +43,7 @@ class Change:
 class FileChange:
     """A memory file taken in by a reconcile: edited, moved or deleted by hand."""
 
-    op: str                     # edit | move | delete
+    op: str  # edit | move | delete
     path: str
     id: str
     title: str
@@ -55,43 +56,57 @@ class FileChange:
 @dataclass
 class ReconcileReport:
     changes: list[FileChange] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)   # files left out: broken, or holding a secret
+    problems: list[Problem] = field(default_factory=list)  # files left out: broken, or holding a secret
     commit: str | None = None
-    written: list[str] = field(default_factory=list)         # paths this reconcile wrote or committed
+    written: list[str] = field(default_factory=list)  # paths this reconcile wrote or committed
 
     def to_dict(self) -> dict:
-        return {"changes": [c.to_dict() for c in self.changes], "problems": [p.to_dict() for p in self.problems],
-                "commit": self.commit, "written": self.written}
+        return {
+            "changes": [c.to_dict() for c in self.changes],
+            "problems": [p.to_dict() for p in self.problems],
+            "commit": self.commit,
+            "written": self.written,
+        }
 
 
 @dataclass
 class ImportReport:
     """What an import did, and where each memory went."""
 
-    memories: list = field(default_factory=list)   # the Memory saved (or already there) for each item kept
-    refused: list[str] = field(default_factory=list)   # why each left-out item was refused (never its text)
-    importer: str = ""                              # the importer that read the path (`auto` names its choice)
-    added: int = 0                                  # memories this run wrote
-    already: int = 0                                # items the vault already held (same text): not saved again
-    folders: dict[str, int] = field(default_factory=dict)   # folder → memories added there
-    archived: int = 0                               # added straight into archive/
+    memories: list = field(default_factory=list)  # the Memory saved (or already there) for each item kept
+    refused: list[str] = field(default_factory=list)  # why each left-out item was refused (never its text)
+    importer: str = ""  # the importer that read the path (`auto` names its choice)
+    added: int = 0  # memories this run wrote
+    already: int = 0  # items the vault already held (same text): not saved again
+    folders: dict[str, int] = field(default_factory=dict)  # folder → memories added there
+    archived: int = 0  # added straight into archive/
     pinned: int = 0
-    outdated: int = 0                               # memories marked outdated by a correction in the import
-    attachments: int = 0                            # files copied beside the notes
-    commit: str | None = None                       # None: nothing was new, no commit
+    outdated: int = 0  # memories marked outdated by a correction in the import
+    attachments: int = 0  # files copied beside the notes
+    commit: str | None = None  # None: nothing was new, no commit
 
     def to_dict(self) -> dict:
-        return {"importer": self.importer, "imported": len(self.memories), "ids": [m.id for m in self.memories],
-                "added": self.added, "already_there": self.already, "folders": self.folders,
-                "archived": self.archived, "pinned": self.pinned, "outdated": self.outdated,
-                "attachments": self.attachments, "refused": self.refused, "commit": self.commit}
+        return {
+            "importer": self.importer,
+            "imported": len(self.memories),
+            "ids": [m.id for m in self.memories],
+            "added": self.added,
+            "already_there": self.already,
+            "folders": self.folders,
+            "archived": self.archived,
+            "pinned": self.pinned,
+            "outdated": self.outdated,
+            "attachments": self.attachments,
+            "refused": self.refused,
+            "commit": self.commit,
+        }
 
 
 @dataclass
 class ExportReport:
     format: str
     memories: int
-    path: str | None = None      # where it was written; None: `text` holds it
+    path: str | None = None  # where it was written; None: `text` holds it
     text: str | None = None
 
     def to_dict(self) -> dict:
@@ -109,7 +124,7 @@ class IngestReport:
     added: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
-    kept: list[str] = field(default_factory=list)       # chunks edited by hand since ingest wrote them: left alone
+    kept: list[str] = field(default_factory=list)  # chunks edited by hand since ingest wrote them: left alone
     skipped: list[tuple[str, str]] = field(default_factory=list)
     commit: str | None = None
 
@@ -141,8 +156,8 @@ class UndoReport:
 class ForgetReport:
     id: str
     purged: bool
-    path: str | None = None        # where an archived memory went
-    commits: int | None = None     # commits a purge rewrote (or would rewrite, when cancelled)
+    path: str | None = None  # where an archived memory went
+    commits: int | None = None  # commits a purge rewrote (or would rewrite, when cancelled)
     cancelled: bool = False
 
     def to_dict(self) -> dict:
@@ -154,9 +169,9 @@ class SyncReport:
     remote: str
     branch: str
     pushed: bool = False
-    pulled: int = 0                                        # commits brought in
-    committed: list[FileChange] = field(default_factory=list)   # pending hand edits taken in first
-    conflicts: list[str] = field(default_factory=list)    # notices about conflict copies
+    pulled: int = 0  # commits brought in
+    committed: list[FileChange] = field(default_factory=list)  # pending hand edits taken in first
+    conflicts: list[str] = field(default_factory=list)  # notices about conflict copies
     merge_commit: str | None = None
 
     def to_dict(self) -> dict:
@@ -182,7 +197,7 @@ class SyncStatus:
 class Moved:
     id: str
     title: str
-    before: str      # folder
+    before: str  # folder
     after: str
 
 

@@ -4,6 +4,7 @@ In a source checkout (an editable install) they are the repository's `hooks/`, `
 `vault/` folders; in a wheel they are the package data `ihmt_vault._hooks`, `_templates` and
 `_sample` (pyproject.toml). Either way a real path a person can open.
 """
+
 from __future__ import annotations
 
 from importlib import resources

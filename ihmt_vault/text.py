@@ -6,6 +6,7 @@ definition of which characters are CJK and how a CJK run becomes terms (`cjk_ter
 is cut into words by jieba's dictionary (shipped inside the `jieba-py` wheel: nothing downloaded),
 common function words left out; kana and Hangul runs into overlapping character pairs.
 """
+
 from __future__ import annotations
 
 import functools
@@ -28,22 +29,25 @@ def fold(text: str) -> str:
 
 HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 # Chinese function words and pronouns: they say nothing of a topic (what English stop words are)
-CJK_STOP = frozenset("""的 了 是 在 我 你 他 她 它 们 吗 呢 吧 啊 呀 哦 嗯 和 与 及 也 就 都 还 又 着 过 这 那 个 一 不
+CJK_STOP = frozenset(
+    """的 了 是 在 我 你 他 她 它 们 吗 呢 吧 啊 呀 哦 嗯 和 与 及 也 就 都 还 又 着 过 这 那 个 一 不
     有 很 太 会 要 说 对 把 被 让 给 从 向 到 为 以 而 但 或 如 若 所 地 得 么 之 其 此 哪 谁 吗 嘛 哈 啦
     我们 你们 他们 她们 它们 自己 什么 怎么 怎样 为什么 一个 一些 没有 这个 那个 这样 那样 这些 那些 就是 还是 可以
-    觉得 真的 因为 所以 但是 如果 然后 已经 一下 一点 有点 非常 特别 知道 现在 时候 我的 你的 他的""".split())
+    觉得 真的 因为 所以 但是 如果 然后 已经 一下 一点 有点 非常 特别 知道 现在 时候 我的 你的 他的""".split()
+)
 
 
 def pairs(run: str) -> list[str]:
     """Overlapping character pairs (a lone character stays itself)."""
     if len(run) <= 2:
         return [run]
-    return [run[i:i + 2] for i in range(len(run) - 1)]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
 @functools.lru_cache(maxsize=1)
 def _jieba():
     import jieba
+
     jieba.setLogLevel(logging.WARNING)
     jieba.initialize()
     return jieba

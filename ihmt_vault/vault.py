@@ -21,6 +21,7 @@ one release as aliases of these (`_ALIASES` at the end); new code uses the nouns
 Every error a user can cause is a `VaultError` with a one-line message; an operation that raises
 one has changed nothing.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -69,7 +70,7 @@ from .storage import gitlog, timeline
 from .storage.layout import default_path, expand, write_vault_files
 from .storage.notes import Memory
 
-register(decay, "ihmt.decay")   # decay runs on the `after_commit` event, once a day (ops/decay.py)
+register(decay, "ihmt.decay")  # decay runs on the `after_commit` event, once a day (ops/decay.py)
 
 
 def open_engine(path: Path) -> Engine:
@@ -83,7 +84,7 @@ def open_engine(path: Path) -> Engine:
 class Vault:
     def __init__(self, engine: Engine):
         self.engine = engine
-        self.mounts = Mounts(engine, open_engine)   # opened when used
+        self.mounts = Mounts(engine, open_engine)  # opened when used
         self.memories = Memories(self)
         self.topics = Topics(self)
         self.history = History(self)
@@ -104,7 +105,7 @@ class Vault:
             return vault
         if root.exists() and not root.is_dir():
             raise BadInput(f"{root}: exists and is not a folder; choose another path")
-        config = Config(title=title) if title else Config()   # validated before anything is created
+        config = Config(title=title) if title else Config()  # validated before anything is created
         root.mkdir(parents=True, exist_ok=True)
         root = root.resolve()
         if own_repo or gitlog.work_tree_of(root) is None:
@@ -160,9 +161,17 @@ class Vault:
         self.engine.refresh(force)
 
     # -- the two calls of every session ------------------------------------------------------------
-    def search(self, query: str, k: int = 10, clue: str | None = None, level: int | None = None,
-               under: str | None = None, detail: str = "compact", as_of: str | None = None,
-               vault: str | None = None) -> SearchResult:
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        clue: str | None = None,
+        level: int | None = None,
+        under: str | None = None,
+        detail: str = "compact",
+        as_of: str | None = None,
+        vault: str | None = None,
+    ) -> SearchResult:
         """Search this vault and every mounted one, or only `vault` (see `ihmt_vault.search`);
         `as_of` answers as things stood on that day. A mounted hit names its vault; the answer is a recall."""
         return answers.search_all(self.mounts, query, k, clue, level, under, detail, as_of, vault)
@@ -182,10 +191,21 @@ class _Noun:
 class Memories(_Noun):
     """The memories: saving, reading, correcting, their lifecycle."""
 
-    def save(self, text: str, title: str | None = None, topic: str | None = None, date: str | None = None,
-             tags: Iterable[str] = (), type: str | None = None, source: str | None = None,
-             pinned: bool = False, supersedes: Iterable[str] = (), replaces: str | None = None,
-             facts: list[dict] | None = None, vault: str | None = None) -> Memory:
+    def save(
+        self,
+        text: str,
+        title: str | None = None,
+        topic: str | None = None,
+        date: str | None = None,
+        tags: Iterable[str] = (),
+        type: str | None = None,
+        source: str | None = None,
+        pinned: bool = False,
+        supersedes: Iterable[str] = (),
+        replaces: str | None = None,
+        facts: list[dict] | None = None,
+        vault: str | None = None,
+    ) -> Memory:
         """Save one memory under `topic`, or where it fits best; one commit. It goes to this vault
         unless `vault` names a mount or `topic` starts with one's name.
 
@@ -194,22 +214,46 @@ class Memories(_Noun):
         attribute, value}]) go to front matter, else the text's are extracted; a fact contradicting
         its timeline's current value outdates the memory that stated it, with a notice.
         """
-        return self.v.mounts.save(text, topic, vault, title=title, date=date, tags=tags, type=type, source=source,
-                                  pinned=pinned, supersedes=supersedes, replaces=replaces, facts=facts)
+        return self.v.mounts.save(
+            text,
+            topic,
+            vault,
+            title=title,
+            date=date,
+            tags=tags,
+            type=type,
+            source=source,
+            pinned=pinned,
+            supersedes=supersedes,
+            replaces=replaces,
+            facts=facts,
+        )
 
     def save_many(self, items: list[dict], source: str | None = None, progress: Progress | None = None) -> list[Memory]:
         """Save many memories as one commit (`Memory-Op: import`); ids in the order given."""
         return saving.save_many(self.e, items, source, progress)
 
-    def import_file(self, path: str | Path, format: str = "auto", source: str | None = None,
-                    progress: Progress | None = None, strict: bool = False) -> ImportReport:
+    def import_file(
+        self,
+        path: str | Path,
+        format: str = "auto",
+        source: str | None = None,
+        progress: Progress | None = None,
+        strict: bool = False,
+    ) -> ImportReport:
         """Import another store's memories (FORMATS.md) with the importer `format`, or with `auto` the
         one that recognises `path`; one commit, nothing if all is already there; the store is only
         read. Invalid items are reported and left out, or with `strict` refuse the whole import."""
         return saving.import_file(self.e, expand(path), format, source, progress, strict)
 
-    def ingest(self, paths: list[str | Path], type: str | None = None, topic: str | None = None,
-               limit: int = chunkers.LIMIT, progress: Progress | None = None) -> IngestReport:
+    def ingest(
+        self,
+        paths: list[str | Path],
+        type: str | None = None,
+        topic: str | None = None,
+        limit: int = chunkers.LIMIT,
+        progress: Progress | None = None,
+    ) -> IngestReport:
         """Bring files and folders in, cut where they are cut (code at its symbols, documents at
         their headings and paragraphs, journals at their dated entries), one memory per chunk and
         one commit; a second run of unchanged files changes nothing."""
@@ -271,8 +315,13 @@ class Memories(_Noun):
         """Undo `outdate`: the memory is current again and its correction no longer supersedes it."""
         return corrections.restore_current(self.e, id_or_path, source)
 
-    def forget(self, id_or_path: str, purge: bool = False, confirm: Callable[[int], bool] | None = None,
-               source: str | None = None) -> ForgetReport:
+    def forget(
+        self,
+        id_or_path: str,
+        purge: bool = False,
+        confirm: Callable[[int], bool] | None = None,
+        source: str | None = None,
+    ) -> ForgetReport:
         """Forget a memory. Without `purge` it is archived (kept, out of the way). With `purge` its
         file is deleted and git history is rewritten so its text is in no commit; `confirm(n)` is
         asked first with the number of commits that change. A purged vault must be force-pushed and
@@ -419,6 +468,7 @@ class Maintenance(_Noun):
 def _alias(noun: str, verb: str):
     def method(self, *args, **kwargs):
         return getattr(getattr(self, noun), verb)(*args, **kwargs)
+
     method.__name__ = verb
     method.__doc__ = f"The previous release's name for `Vault.{noun}.{verb}` (kept for one release)."
     return method
@@ -426,21 +476,44 @@ def _alias(noun: str, verb: str):
 
 # The previous release's flat methods, for one release: name → (noun, verb).
 _ALIASES = {
-    "save": ("memories", "save"), "save_many": ("memories", "save_many"), "import_file": ("memories", "import_file"),
-    "ingest": ("memories", "ingest"), "export": ("memories", "export"), "resolve": ("memories", "resolve"),
-    "get": ("memories", "get"), "show": ("memories", "show"), "read": ("memories", "read"),
-    "append": ("memories", "append"), "pin": ("memories", "pin"), "archive": ("memories", "archive"),
-    "restore": ("memories", "restore"), "mark_outdated": ("memories", "outdate"),
-    "restore_current": ("memories", "current"), "forget": ("memories", "forget"), "facts": ("memories", "facts"),
+    "save": ("memories", "save"),
+    "save_many": ("memories", "save_many"),
+    "import_file": ("memories", "import_file"),
+    "ingest": ("memories", "ingest"),
+    "export": ("memories", "export"),
+    "resolve": ("memories", "resolve"),
+    "get": ("memories", "get"),
+    "show": ("memories", "show"),
+    "read": ("memories", "read"),
+    "append": ("memories", "append"),
+    "pin": ("memories", "pin"),
+    "archive": ("memories", "archive"),
+    "restore": ("memories", "restore"),
+    "mark_outdated": ("memories", "outdate"),
+    "restore_current": ("memories", "current"),
+    "forget": ("memories", "forget"),
+    "facts": ("memories", "facts"),
     "conflicts": ("memories", "conflicts"),
-    "tree": ("topics", "tree"), "read_folder": ("topics", "read"), "describe": ("topics", "describe"),
-    "garden": ("topics", "garden"), "changes": ("history", "changes"), "undo": ("history", "undo"),
-    "sync": ("remote", "sync"), "sync_status": ("remote", "status"), "mount": ("mounts", "add"),
-    "unmount": ("mounts", "remove"), "sync_mounts": ("mounts", "sync"), "install_hooks": ("hooks", "install"),
-    "check_staged": ("hooks", "check_staged"), "doctor": ("maintenance", "doctor"),
-    "rebuild": ("maintenance", "rebuild"), "reconcile": ("maintenance", "reconcile"),
-    "compact_index": ("maintenance", "compact_index"), "decay": ("maintenance", "decay"),
-    "decay_due": ("maintenance", "decay_due"), "weights": ("maintenance", "weights"),
+    "tree": ("topics", "tree"),
+    "read_folder": ("topics", "read"),
+    "describe": ("topics", "describe"),
+    "garden": ("topics", "garden"),
+    "changes": ("history", "changes"),
+    "undo": ("history", "undo"),
+    "sync": ("remote", "sync"),
+    "sync_status": ("remote", "status"),
+    "mount": ("mounts", "add"),
+    "unmount": ("mounts", "remove"),
+    "sync_mounts": ("mounts", "sync"),
+    "install_hooks": ("hooks", "install"),
+    "check_staged": ("hooks", "check_staged"),
+    "doctor": ("maintenance", "doctor"),
+    "rebuild": ("maintenance", "rebuild"),
+    "reconcile": ("maintenance", "reconcile"),
+    "compact_index": ("maintenance", "compact_index"),
+    "decay": ("maintenance", "decay"),
+    "decay_due": ("maintenance", "decay_due"),
+    "weights": ("maintenance", "weights"),
     "stats": ("maintenance", "stats"),
 }
 for _name, (_noun, _verb) in _ALIASES.items():

@@ -1,4 +1,5 @@
 """Every test gets its own HOME (so no personal git config or default vault leaks in) and a temp vault."""
+
 from __future__ import annotations
 
 import os
@@ -23,7 +24,7 @@ def isolated_home(tmp_path, monkeypatch):
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("IHMT_VAULT", raising=False)
-    monkeypatch.chdir(tmp_path)       # no test finds a vault from the folder pytest was started in
+    monkeypatch.chdir(tmp_path)  # no test finds a vault from the folder pytest was started in
     monkeypatch.delenv("GIT_DIR", raising=False)
     monkeypatch.delenv("GIT_WORK_TREE", raising=False)
     return home
@@ -37,8 +38,13 @@ def vault(tmp_path):
 
 
 def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args], cwd=cwd,
-                          check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
 
 
 def commits(path: Path) -> list[str]:
@@ -50,14 +56,23 @@ def hold_lock(root: Path, seconds: float) -> subprocess.Popen:
     """Another process holding the vault's write lock for `seconds`; returns once it holds it."""
     import sys
     import textwrap
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
         import time
         from ihmt_vault import Vault
         v = Vault.open({str(root)!r})
         with v.lock.held():
             print("held", flush=True)
             time.sleep({seconds})
-    """)], stdout=subprocess.PIPE, text=True)
+    """),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert holder.stdout.readline() == "held\n"
     return holder
 
@@ -84,4 +99,4 @@ def page(out: Path, md_path: str) -> Path:
 
 def article(file: Path) -> str:
     text = file.read_text(encoding="utf-8")
-    return text[text.index("<article"):text.index("</article>")]
+    return text[text.index("<article") : text.index("</article>")]

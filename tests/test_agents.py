@@ -1,4 +1,5 @@
 """`ihmt setup AGENT` on a fake home folder (HOME is a temp folder, see conftest.py)."""
+
 from __future__ import annotations
 
 import json
@@ -36,12 +37,20 @@ USER_INSTRUCTIONS = {
     "gemini-cli": ".gemini/GEMINI.md",
 }
 PROJECT_CONFIG = {
-    "claude-code": ".mcp.json", "codex": ".codex/config.toml", "opencode": "opencode.json",
-    "cursor": ".cursor/mcp.json", "gemini-cli": ".gemini/settings.json", "vscode": ".vscode/mcp.json",
+    "claude-code": ".mcp.json",
+    "codex": ".codex/config.toml",
+    "opencode": "opencode.json",
+    "cursor": ".cursor/mcp.json",
+    "gemini-cli": ".gemini/settings.json",
+    "vscode": ".vscode/mcp.json",
 }
 PROJECT_INSTRUCTIONS = {
-    "claude-code": "CLAUDE.md", "codex": "AGENTS.md", "opencode": "AGENTS.md", "cursor": ".cursor/rules/ihmt-memory.mdc",
-    "gemini-cli": "GEMINI.md", "vscode": ".github/copilot-instructions.md",
+    "claude-code": "CLAUDE.md",
+    "codex": "AGENTS.md",
+    "opencode": "AGENTS.md",
+    "cursor": ".cursor/rules/ihmt-memory.mdc",
+    "gemini-cli": "GEMINI.md",
+    "vscode": ".github/copilot-instructions.md",
 }
 
 
@@ -94,7 +103,7 @@ def test_setup_writes_the_agents_own_file_and_a_second_run_changes_nothing(agent
     if agent in USER_INSTRUCTIONS:
         text = (isolated_home / USER_INSTRUCTIONS[agent]).read_text()
         assert text.startswith(agents.MARK_START) and "AMBIGUOUS" in text and "OUTDATED" in text
-        assert "Never save" in r.output    # the block it appended is printed too
+        assert "Never save" in r.output  # the block it appended is printed too
     else:
         assert "skipped instructions" in r.output
     if agent == "claude-code":
@@ -106,7 +115,7 @@ def test_setup_writes_the_agents_own_file_and_a_second_run_changes_nothing(agent
     before = files(isolated_home)
     r = run(agent, "--vault", str(vault))
     assert r.exit_code == 0 and "already set up, nothing to change" in r.output
-    assert files(isolated_home) == before          # nothing written, no backup made
+    assert files(isolated_home) == before  # nothing written, no backup made
 
 
 @pytest.mark.parametrize("agent", [a for a in agents.NAMES if a not in ("claude-desktop", "windsurf")])
@@ -114,7 +123,7 @@ def test_project_scope_writes_in_the_current_directory(agent, isolated_home, pro
     r = run(agent, "--scope", "project")
     assert r.exit_code == 0, r.output
     command = argv(agent, entry(agent, project / PROJECT_CONFIG[agent]))
-    assert command == ["ihmt", "mcp"]   # ihmt from the PATH; the default vault lies outside the project: none named
+    assert command == ["ihmt", "mcp"]  # ihmt from the PATH; the default vault lies outside the project: none named
     instructions = (project / PROJECT_INSTRUCTIONS[agent]).read_text()
     assert agents.MARK_START in instructions
     if agent == "cursor":
@@ -127,7 +136,7 @@ def test_project_scope_writes_in_the_current_directory(agent, isolated_home, pro
 
 @pytest.mark.parametrize("agent", agents.NAMES)
 def test_dry_run_prints_the_same_and_writes_nothing(agent, isolated_home, project, tmp_path):
-    srv = str(tmp_path / "srv" / "vault")      # a real run creates the vault: inside the test's folder
+    srv = str(tmp_path / "srv" / "vault")  # a real run creates the vault: inside the test's folder
     before_home, before_project = files(isolated_home), files(project)
     r = run(agent, "--dry-run", "--vault", srv)
     assert r.exit_code == 0, r.output
@@ -138,14 +147,20 @@ def test_dry_run_prints_the_same_and_writes_nothing(agent, isolated_home, projec
     assert r.exit_code == 0 and json.loads(r.output)["dry_run"] is True
     dry = run(agent, "--dry-run", "--vault", srv).output
     real = run(agent, "--vault", srv).output
-    assert dry.replace("would create", "created").splitlines() == real.splitlines()[:-1]   # the same, bar "restart"
+    assert dry.replace("would create", "created").splitlines() == real.splitlines()[:-1]  # the same, bar "restart"
 
 
 def test_merge_keeps_every_key_and_backs_up_what_it_edits(isolated_home, tmp_path):
     v, other = str(tmp_path / "v"), str(tmp_path / "other")
     claude = isolated_home / ".claude.json"
-    original = json.dumps({"numStartups": 12, "projects": {"/x": {"mcpServers": {}}},
-                           "mcpServers": {"github": {"command": "gh-mcp", "args": []}}}, indent=4)
+    original = json.dumps(
+        {
+            "numStartups": 12,
+            "projects": {"/x": {"mcpServers": {}}},
+            "mcpServers": {"github": {"command": "gh-mcp", "args": []}},
+        },
+        indent=4,
+    )
     claude.write_text(original)
     claude.chmod(0o600)
     (isolated_home / ".claude").mkdir()
@@ -155,8 +170,8 @@ def test_merge_keeps_every_key_and_backs_up_what_it_edits(isolated_home, tmp_pat
     data = json.loads(claude.read_text())
     assert data["numStartups"] == 12 and data["projects"] == {"/x": {"mcpServers": {}}}
     assert set(data["mcpServers"]) == {"github", "ihmt"}
-    assert claude.read_text().startswith('{\n    "numStartups"')     # its indentation kept
-    assert claude.stat().st_mode & 0o777 == 0o600                    # and its mode
+    assert claude.read_text().startswith('{\n    "numStartups"')  # its indentation kept
+    assert claude.stat().st_mode & 0o777 == 0o600  # and its mode
     rules = (isolated_home / ".claude" / "CLAUDE.md").read_text()
     assert rules.startswith("# My rules\n\nUse tabs.\n\n" + agents.MARK_START)
     assert not (isolated_home / ".claude" / "settings.json").exists()  # --no-hook
@@ -237,19 +252,26 @@ def test_unknown_agent_and_missing_scope_are_one_line_errors():
 
 def test_claude_desktop_and_vscode_paths_per_platform(tmp_path):
     mac = agents.Env(tmp_path, tmp_path / "p", "darwin", {})
-    assert agents.AGENTS["claude-desktop"].config("user", mac) == \
-        tmp_path / "Library/Application Support/Claude/claude_desktop_config.json"
+    assert (
+        agents.AGENTS["claude-desktop"].config("user", mac)
+        == tmp_path / "Library/Application Support/Claude/claude_desktop_config.json"
+    )
     assert agents.AGENTS["vscode"].config("user", mac) == tmp_path / "Library/Application Support/Code/User/mcp.json"
     win = agents.Env(tmp_path, tmp_path / "p", "win32", {"APPDATA": str(tmp_path / "AppData")})
     assert agents.AGENTS["claude-desktop"].config("user", win) == tmp_path / "AppData/Claude/claude_desktop_config.json"
-    linux = agents.Env(tmp_path, tmp_path / "p", "linux", {"XDG_CONFIG_HOME": str(tmp_path / "xdg"),
-                                                           "CODEX_HOME": str(tmp_path / "cx")})
+    linux = agents.Env(
+        tmp_path,
+        tmp_path / "p",
+        "linux",
+        {"XDG_CONFIG_HOME": str(tmp_path / "xdg"), "CODEX_HOME": str(tmp_path / "cx")},
+    )
     assert agents.AGENTS["opencode"].config("user", linux) == tmp_path / "xdg/opencode/opencode.json"
     assert agents.AGENTS["codex"].config("user", linux) == tmp_path / "cx/config.toml"
 
 
 def test_the_hook_it_installs_prints_the_brief(isolated_home, tmp_path):
     from ihmt_vault import Vault
+
     Vault.init(tmp_path / "v").close()
     assert run("claude-code", "--vault", str(tmp_path / "v")).exit_code == 0
     settings = json.loads((isolated_home / ".claude/settings.json").read_text())
@@ -274,8 +296,10 @@ def test_setup_refuses_a_folder_that_is_not_a_vault_and_writes_nothing(isolated_
     before = files(isolated_home)
     r = run("codex", "--vault", str(tmp_path / "code"))
     assert r.exit_code == 2
-    assert r.output == (f"error: {tmp_path / 'code'}: exists and is not a vault; nothing was written: give the path "
-                        f"of a vault (or a new folder), or make this one a vault with 'ihmt init {tmp_path / 'code'}'\n")
+    assert r.output == (
+        f"error: {tmp_path / 'code'}: exists and is not a vault; nothing was written: give the path "
+        f"of a vault (or a new folder), or make this one a vault with 'ihmt init {tmp_path / 'code'}'\n"
+    )
     assert files(isolated_home) == before and not (tmp_path / "code/.ihmt").exists()
 
 
@@ -283,8 +307,11 @@ def test_the_hook_prints_nothing_and_succeeds_when_the_vault_is_gone(isolated_ho
     """A session start never fails: with the vault missing the wrapper prints nothing, exit 0."""
     assert run("claude-code", "--vault", str(tmp_path / "v")).exit_code == 0
     import shutil
+
     shutil.rmtree(tmp_path / "v")
-    command = json.loads((isolated_home / ".claude/settings.json").read_text())["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    command = json.loads((isolated_home / ".claude/settings.json").read_text())["hooks"]["SessionStart"][0]["hooks"][0][
+        "command"
+    ]
     out = subprocess.run(command, shell=True, capture_output=True, text=True, env=dict(os.environ), timeout=60)
     assert (out.returncode, out.stdout, out.stderr) == (0, "", "")
 
@@ -292,24 +319,33 @@ def test_the_hook_prints_nothing_and_succeeds_when_the_vault_is_gone(isolated_ho
 def test_project_scope_names_a_vault_inside_the_project_relative_to_it(project):
     r = run("claude-code", "--scope", "project", "--vault", str(project / "memory"))
     assert r.exit_code == 0, r.output
-    assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["ihmt"] == \
-        {"type": "stdio", "command": "ihmt", "args": ["mcp", "--vault", "memory"]}
+    assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["ihmt"] == {
+        "type": "stdio",
+        "command": "ihmt",
+        "args": ["mcp", "--vault", "memory"],
+    }
     hook = json.loads((project / ".claude/settings.json").read_text())["hooks"]["SessionStart"][0]["hooks"][0]
     assert hook["command"] == 'sh "$CLAUDE_PROJECT_DIR"/.claude/hooks/ihmt-session-start.sh --vault memory'
     assert (project / ".claude/hooks/ihmt-session-start.sh").read_text() == agents.hook_script_path().read_text()
-    assert "next: For a teammate: these files name 'ihmt' on the PATH and the vault memory/ in this project " \
-           "(commit it with the project); they install ihmt (INSTALL.md) and run nothing else.\n" in r.output
+    assert (
+        "next: For a teammate: these files name 'ihmt' on the PATH and the vault memory/ in this project "
+        "(commit it with the project); they install ihmt (INSTALL.md) and run nothing else.\n" in r.output
+    )
     assert "next: Claude Code asks once whether to use the MCP servers in .mcp.json: approve ihmt" in r.output
 
 
 def test_project_scope_names_no_vault_outside_the_project_and_says_how_to_find_it(project, tmp_path):
     r = run("gemini-cli", "--scope", "project", "--vault", str(tmp_path / "elsewhere"))
     assert r.exit_code == 0, r.output
-    assert json.loads((project / ".gemini/settings.json").read_text())["mcpServers"]["ihmt"] == \
-        {"command": "ihmt", "args": ["mcp"]}
+    assert json.loads((project / ".gemini/settings.json").read_text())["mcpServers"]["ihmt"] == {
+        "command": "ihmt",
+        "args": ["mcp"],
+    }
     assert f"next: On this machine, set IHMT_VAULT={tmp_path / 'elsewhere'} where the agent starts" in r.output
-    assert "next: Gemini CLI starts MCP servers and reads a project's .gemini/settings.json only in a trusted " \
-           "folder when folder trust is on: trust the folder when it asks.\n" in r.output
+    assert (
+        "next: Gemini CLI starts MCP servers and reads a project's .gemini/settings.json only in a trusted "
+        "folder when folder trust is on: trust the folder when it asks.\n" in r.output
+    )
 
 
 def test_codex_tools_are_approved_unless_the_table_says_otherwise(isolated_home, tmp_path):
@@ -334,8 +370,11 @@ def test_cursor_names_the_instructions_file_that_ships_with_the_package(tmp_path
 def test_windsurf_has_a_user_config_only(isolated_home, tmp_path):
     r = run("windsurf", "--vault", str(tmp_path / "v"))
     assert r.exit_code == 0, r.output
-    assert entry("windsurf", isolated_home / ".codeium/windsurf/mcp_config.json")["args"] == \
-        ["mcp", "--vault", str(tmp_path / "v")]
+    assert entry("windsurf", isolated_home / ".codeium/windsurf/mcp_config.json")["args"] == [
+        "mcp",
+        "--vault",
+        str(tmp_path / "v"),
+    ]
     r = run("windsurf", "--scope", "project")
     assert r.exit_code == 2 and "Windsurf has no project scope; use --scope user" in r.output
 
@@ -344,5 +383,6 @@ def test_the_hook_scripts_are_a_real_folder_when_installed():
     """`ihmt_vault._hooks` is a regular package (hooks/__init__.py): installed from a wheel, its
     folder is a path that `ihmt init` copies the git hooks from and the session-start hook runs."""
     from importlib import resources
+
     shipped = Path(str(resources.files("ihmt_vault._hooks")))
     assert (shipped / "git-pre-commit").is_file() and (shipped / agents.HOOK_SCRIPT).is_file()

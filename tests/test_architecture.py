@@ -3,6 +3,7 @@
 These parse the package's code; they fail when a change breaks one of the rules ARCHITECTURE.md
 states, so the rules stay true without anyone having to remember them.
 """
+
 import ast
 import re
 from pathlib import Path
@@ -18,7 +19,7 @@ def _tree(file: Path) -> ast.AST:
     return ast.parse(file.read_text(encoding="utf-8"), str(file))
 
 
-STDLIB_UNDERSCORED = {("os", "_exit")}   # documented standard-library names that begin with _
+STDLIB_UNDERSCORED = {("os", "_exit")}  # documented standard-library names that begin with _
 
 
 def test_no_module_touches_another_objects_private_names():
@@ -27,8 +28,9 @@ def test_no_module_touches_another_objects_private_names():
         for node in ast.walk(_tree(file)):
             if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
                 owner = node.value
-                if not (isinstance(owner, ast.Name) and owner.id in ("self", "cls")) and \
-                        not (isinstance(owner, ast.Name) and (owner.id, node.attr) in STDLIB_UNDERSCORED):
+                if not (isinstance(owner, ast.Name) and owner.id in ("self", "cls")) and not (
+                    isinstance(owner, ast.Name) and (owner.id, node.attr) in STDLIB_UNDERSCORED
+                ):
                     offences.append(f"{file.relative_to(ROOT)}:{node.lineno} .{node.attr}")
     assert offences == []
 
@@ -40,9 +42,13 @@ def test_git_runs_only_in_gitlog():
             continue
         text = file.read_text(encoding="utf-8")
         for node in ast.walk(_tree(file)):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
-                    "run", "Popen", "check_output", "check_call", "call") and \
-                    isinstance(node.func.value, ast.Name) and node.func.value.id == "subprocess":
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("run", "Popen", "check_output", "check_call", "call")
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "subprocess"
+            ):
                 segment = ast.get_source_segment(text, node) or ""
                 if re.search(r"""["']git["']""", segment):
                     offences.append(f"{file.relative_to(ROOT)}:{node.lineno}")
@@ -50,7 +56,7 @@ def test_git_runs_only_in_gitlog():
     assert offences == []
 
 
-KERNEL = {"errors", "results", "config", "clock", "text", "shipped", "files"}   # the modules at the package's top
+KERNEL = {"errors", "results", "config", "clock", "text", "shipped", "files"}  # the modules at the package's top
 FACADE = {"vault", "__init__", "__main__"}
 # What each layer may import (its own folder included). A module's layer is its folder; the kernel
 # and the façade are the top-level modules. ARCHITECTURE.md draws the same picture.
@@ -96,11 +102,14 @@ def _package_imports(file: Path) -> list[tuple[int, str]]:
             names = [target] if node.module else [".".join(base + [a.name]) for a in node.names]
             for name in names:
                 while name and name not in known and "." in name:
-                    name = name.rpartition(".")[0]   # `from .x import Name`: the module is x
+                    name = name.rpartition(".")[0]  # `from .x import Name`: the module is x
                 out.append((node.lineno, name or "__init__"))
         elif isinstance(node, ast.Import):
-            out += [(node.lineno, a.name.removeprefix("ihmt_vault.")) for a in node.names
-                    if a.name.startswith("ihmt_vault.")]
+            out += [
+                (node.lineno, a.name.removeprefix("ihmt_vault."))
+                for a in node.names
+                if a.name.startswith("ihmt_vault.")
+            ]
     return out
 
 
@@ -157,7 +166,7 @@ def test_no_import_circle():
 
     def visit(node, path):
         if node in path:
-            return path[path.index(node):] + [node]
+            return path[path.index(node) :] + [node]
         for nxt in sorted(graph.get(node, ())):
             if nxt.startswith(node + ".") or node.startswith(nxt + ".") or nxt == "__init__" or node == "__init__":
                 continue  # a package and its own submodules
@@ -172,10 +181,30 @@ def test_no_import_circle():
 
 
 def test_the_public_names_are_exactly_these():
-    assert sorted(ihmt_vault.__all__) == sorted([
-        "Vault", "Memory", "Draft", "Change", "FileChange", "Problem", "ReconcileReport", "RebuildReport",
-        "UndoReport", "ForgetReport", "ImportReport", "SyncReport", "SyncStatus", "VaultError", "BadInput", "BrokenFile",
-        "NotFound", "NotAVault", "LockTimeout", "SecretRefused"])
+    assert sorted(ihmt_vault.__all__) == sorted(
+        [
+            "Vault",
+            "Memory",
+            "Draft",
+            "Change",
+            "FileChange",
+            "Problem",
+            "ReconcileReport",
+            "RebuildReport",
+            "UndoReport",
+            "ForgetReport",
+            "ImportReport",
+            "SyncReport",
+            "SyncStatus",
+            "VaultError",
+            "BadInput",
+            "BrokenFile",
+            "NotFound",
+            "NotAVault",
+            "LockTimeout",
+            "SecretRefused",
+        ]
+    )
     assert all(hasattr(ihmt_vault, name) for name in ihmt_vault.__all__)
 
 
@@ -183,12 +212,19 @@ def test_the_facade_only_delegates():
     """Every public method of `Vault` and of its nouns has a docstring and one statement: a
     delegation (the composition root's `init` and `open` aside). No size cap: a new verb is 3 lines."""
     from ihmt_vault import vault as facade
+
     offences = []
     for cls in [c for c in vars(facade).values() if isinstance(c, type) and c.__module__ == facade.__name__]:
-        node = next(n for n in _tree(PACKAGE / "vault.py").body if isinstance(n, ast.ClassDef) and n.name == cls.__name__)
+        node = next(
+            n for n in _tree(PACKAGE / "vault.py").body if isinstance(n, ast.ClassDef) and n.name == cls.__name__
+        )
         for fn in (n for n in node.body if isinstance(n, ast.FunctionDef)):
-            if fn.name.startswith("_") and fn.name != "__call__" or fn.name in ("init", "open", "close") or \
-                    any(isinstance(d, ast.Name) and d.id == "property" for d in fn.decorator_list):
+            if (
+                fn.name.startswith("_")
+                and fn.name != "__call__"
+                or fn.name in ("init", "open", "close")
+                or any(isinstance(d, ast.Name) and d.id == "property" for d in fn.decorator_list)
+            ):
                 continue
             body = fn.body
             if not (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)):
@@ -208,13 +244,21 @@ def test_architecture_md_names_only_what_exists():
             assert f"`{rel}`" in text, f"ARCHITECTURE.md does not say what {rel} owns"
 
 
-IMPORT_NAMES = {"GitPython": "git", "markdown-it-py": "markdown_it", "mdit-py-plugins": "mdit_py_plugins",
-                "whoosh-reloaded": "whoosh", "ruamel.yaml": "ruamel", "PyYAML": "yaml", "detect-secrets": "detect_secrets",
-                "jieba-py": "jieba"}
+IMPORT_NAMES = {
+    "GitPython": "git",
+    "markdown-it-py": "markdown_it",
+    "mdit-py-plugins": "mdit_py_plugins",
+    "whoosh-reloaded": "whoosh",
+    "ruamel.yaml": "ruamel",
+    "PyYAML": "yaml",
+    "detect-secrets": "detect_secrets",
+    "jieba-py": "jieba",
+}
 
 
 def test_every_declared_dependency_is_imported_by_the_package():
     import tomllib
+
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     imported = set()
     for file in MODULES:
@@ -232,6 +276,7 @@ def test_every_package_folder_is_declared_for_the_wheel():
     """A non-editable install ships exactly the packages pyproject.toml lists: a folder left out
     imports in a checkout and fails in a wheel."""
     import tomllib
+
     declared = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {".".join(f.parent.relative_to(ROOT).parts) for f in PACKAGE.rglob("__init__.py")}
     assert found - declared == set()

@@ -1,5 +1,6 @@
 """`ihmt ask`: when the answer is AMBIGUOUS it asks for a clue, at most `search_clue_rounds` times
 (a setting of `.ihmt/config.toml`, 3 by default), and searches again with each clue."""
+
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -29,6 +30,7 @@ def run(statuses, rounds, answers):
     def ask_clue():
         asked.append(True)
         return answers.pop(0)
+
     cli.clue_rounds(search, "the kettle", rounds, ask_clue, shown.append)
     return search.clues, len(asked), len(shown)
 
@@ -60,7 +62,7 @@ def test_ihmt_ask_takes_its_rounds_from_the_vaults_config_at_a_terminal_and_none
     root = tmp_path / "v"
     Vault.init(root).close()
     cfg = root / ".ihmt" / "config.toml"
-    assert "search_clue_rounds = 3" in cfg.read_text()          # written with the defaults
+    assert "search_clue_rounds = 3" in cfg.read_text()  # written with the defaults
     cfg.write_text(cfg.read_text().replace("search_clue_rounds = 3", "search_clue_rounds = 1"))
     seen = []
     monkeypatch.setattr(cli, "clue_rounds", lambda search, query, rounds, ask_clue, show: seen.append((query, rounds)))

@@ -1,5 +1,6 @@
 """The brief (level 1): per topic its newest and most recalled memories, pinned ones, the rest as a
 count to drill down; outdated and archived never in it; within its budget whatever the size."""
+
 import pytest
 
 from ihmt_vault.ops.levels import TopicDigest, compose_brief
@@ -8,15 +9,27 @@ from ihmt_vault.storage.catalog import Row
 
 
 def row(n: int, topic: str) -> Row:
-    return Row(id=f"m{n:07d}", title=f"Memory {n} about {topic}", first_line=f"Memory {n} about {topic}, with "
-               "a first line long enough to cost what a real one costs in tokens.", date="2026-01-01", created="")
+    return Row(
+        id=f"m{n:07d}",
+        title=f"Memory {n} about {topic}",
+        first_line=f"Memory {n} about {topic}, with a first line long enough to cost what a real one costs in tokens.",
+        date="2026-01-01",
+        created="",
+    )
 
 
 def synthetic(total: int, topics: int) -> list[TopicDigest]:
     per = total // topics
-    return [TopicDigest(f"topic{t}", per, [(f"sub{s}", per // 4) for s in range(4)],
-                        [row(t * per + i, f"topic{t}") for i in range(4)], [(row(t * per + 9, f"topic{t}"), 7)])
-            for t in range(topics)]
+    return [
+        TopicDigest(
+            f"topic{t}",
+            per,
+            [(f"sub{s}", per // 4) for s in range(4)],
+            [row(t * per + i, f"topic{t}") for i in range(4)],
+            [(row(t * per + 9, f"topic{t}"), 7)],
+        )
+        for t in range(topics)
+    ]
 
 
 @pytest.mark.parametrize("total,topics", [(200, 6), (2_000, 14), (50_000, 40)])

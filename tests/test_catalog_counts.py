@@ -1,5 +1,6 @@
 """The catalog's keyword counts (what placement weighs a word by) follow every write: its own
 connection's kept as they happen, another connection's read again."""
+
 from __future__ import annotations
 
 from ihmt_vault.storage.catalog import Catalog
@@ -15,8 +16,8 @@ def test_keyword_counts_follow_saves_edits_archiving_and_deletes(tmp_path):
     c.upsert(_memory("a.md"), "", ["redis", "cache"], 1, 1)
     assert c.keyword_holders() == ({"redis": 1, "cache": 1}, 1)
     c.upsert(_memory("b.md"), "", ["redis"], 1, 1)
-    c.upsert(_memory("a.md"), "", ["nginx"], 2, 1)                       # edited
-    c.upsert(_memory("b.md", status="archived"), "", ["redis"], 2, 1)    # archived: not live
+    c.upsert(_memory("a.md"), "", ["nginx"], 2, 1)  # edited
+    c.upsert(_memory("b.md", status="archived"), "", ["redis"], 2, 1)  # archived: not live
     held, n = c.keyword_holders()
     assert ({w: k for w, k in held.items() if k}, n) == ({"nginx": 1}, 1)
     c.delete("a.md")

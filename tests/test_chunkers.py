@@ -1,4 +1,5 @@
 """The document chunkers: a block is never cut, and the chunks join back into the text byte for byte."""
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -47,7 +48,8 @@ def test_markdown_starts_a_chunk_at_each_top_heading_and_keeps_front_matter_firs
 def test_markdown_never_cuts_a_fence_a_table_or_a_list_however_small_the_limit():
     chunks = MarkdownChunker().chunk(GUIDE, limit=10)
     assert "```bash\n# not a heading\npip install ihmt-vault\n```\n" in "".join(
-        c.text for c in chunks if "```bash" in c.text)
+        c.text for c in chunks if "```bash" in c.text
+    )
     [table] = [c.text for c in chunks if "| command" in c.text]
     assert "| save | remember |\n" in table
     [items] = [c.text for c in chunks if "- one" in c.text]
@@ -118,8 +120,13 @@ Back home.
 def test_a_change_of_date_starts_a_chunk_and_each_chunk_carries_its_date():
     chunks = JournalChunker().chunk(JOURNAL)
     assert [(c.date, c.first_line, c.last_line) for c in chunks] == [
-        ("", 1, 2), ("2024-05-01", 3, 7), ("2024-05-03", 8, 10), ("2024-05-04", 11, 12),
-        ("2025-05-03", 13, 13), ("2025-05-06", 14, 14)]
+        ("", 1, 2),
+        ("2024-05-01", 3, 7),
+        ("2024-05-03", 8, 10),
+        ("2024-05-04", 11, 12),
+        ("2025-05-03", 13, 13),
+        ("2025-05-06", 14, 14),
+    ]
 
 
 def test_a_dated_entry_bigger_than_the_limit_is_kept_whole_and_marked_oversized():
@@ -129,9 +136,16 @@ def test_a_dated_entry_bigger_than_the_limit_is_kept_whole_and_marked_oversized(
 
 
 def test_only_an_explicit_date_at_the_start_of_a_line_opens_an_entry():
-    assert [entry_date(s) for s in ("Monday, 12 June 2023: rain", "- 2023-06-12 ran 5k", "yesterday I ran",
-                                    "We met on 2023-06-12.", "Version 2.0 is out")] == [
-        "2023-06-12", "2023-06-12", None, None, None]
+    assert [
+        entry_date(s)
+        for s in (
+            "Monday, 12 June 2023: rain",
+            "- 2023-06-12 ran 5k",
+            "yesterday I ran",
+            "We met on 2023-06-12.",
+            "Version 2.0 is out",
+        )
+    ] == ["2023-06-12", "2023-06-12", None, None, None]
 
 
 # -- processes -------------------------------------------------------------------------------------
@@ -167,9 +181,30 @@ def test_a_small_recipe_is_one_chunk():
 
 
 # -- the invariant ---------------------------------------------------------------------------------
-PIECES = st.sampled_from(["\n", "\n\n", "\r\n", "# ", "## H\n", "***\n", "```\n", "- item\n", "1. step\n",
-                          "2024-05-01 ", "Chapter 2\n", "Pasos:\n", "| a | b |\n|---|---|\n", "---\n", "。", ". ",
-                          "word ", "中文", "\t", " "])
+PIECES = st.sampled_from(
+    [
+        "\n",
+        "\n\n",
+        "\r\n",
+        "# ",
+        "## H\n",
+        "***\n",
+        "```\n",
+        "- item\n",
+        "1. step\n",
+        "2024-05-01 ",
+        "Chapter 2\n",
+        "Pasos:\n",
+        "| a | b |\n|---|---|\n",
+        "---\n",
+        "。",
+        ". ",
+        "word ",
+        "中文",
+        "\t",
+        " ",
+    ]
+)
 
 
 @settings(max_examples=150, deadline=None)

@@ -1,4 +1,5 @@
 """The code chunker: source cut at its symbols, joined back byte for byte, never raising."""
+
 import ast
 import asyncio
 import email
@@ -42,11 +43,42 @@ def assert_lines(chunks, text):
 
 # -- language_of --------------------------------------------------------------------------
 
+
 def test_language_of_reads_the_extension():
-    assert [language_of(p) for p in ["a.py", "b.pyi", "A.java", "x.mjs", "y.tsx", "z.h", "z.hpp", "p.cs",
-                                     "m.go", "lib.rs", "build.gradle.kts", "v.swift", "i.php", "n.md"]] == \
-        ["python", "python", "java", "javascript", "typescript", "c", "cpp", "csharp",
-         "go", "rust", "kotlin", "swift", "php", None]
+    assert [
+        language_of(p)
+        for p in [
+            "a.py",
+            "b.pyi",
+            "A.java",
+            "x.mjs",
+            "y.tsx",
+            "z.h",
+            "z.hpp",
+            "p.cs",
+            "m.go",
+            "lib.rs",
+            "build.gradle.kts",
+            "v.swift",
+            "i.php",
+            "n.md",
+        ]
+    ] == [
+        "python",
+        "python",
+        "java",
+        "javascript",
+        "typescript",
+        "c",
+        "cpp",
+        "csharp",
+        "go",
+        "rust",
+        "kotlin",
+        "swift",
+        "php",
+        None,
+    ]
 
 
 def test_language_of_reads_a_shebang_when_the_extension_says_nothing():
@@ -91,7 +123,10 @@ def test_python_cuts_at_imports_functions_and_classes():
 
 def test_python_imports_coalesce_with_the_comments_between_them():
     chunks = PythonChunker().chunk(PYTHON)
-    assert chunks[1].text == "from __future__ import annotations\n\nimport os\n# the one third-party import\nimport click\n\n"
+    assert (
+        chunks[1].text
+        == "from __future__ import annotations\n\nimport os\n# the one third-party import\nimport click\n\n"
+    )
 
 
 def test_python_decorators_and_the_comment_above_travel_with_the_function():
@@ -125,7 +160,10 @@ def test_python_an_oversized_class_splits_per_member_with_the_header_set():
     assert symbols(chunks) == ["imports", "class:InventoryService", "field", "method:reserve_stock", "method:count"]
     header = "class InventoryService(\n        Base, metaclass=Meta):"
     assert [c.header for c in chunks] == ["", "", header, header, header]
-    assert chunks[1].text == '@dataclass\nclass InventoryService(\n        Base, metaclass=Meta):\n    """Keeps stock per SKU."""\n'
+    assert (
+        chunks[1].text
+        == '@dataclass\nclass InventoryService(\n        Base, metaclass=Meta):\n    """Keeps stock per SKU."""\n'
+    )
     assert chunks[3].text.startswith("    # reserve the stock\n    def reserve_stock(")
     assert_lines(chunks, BIG_CLASS)
 
@@ -202,7 +240,7 @@ public class InventoryService {
 interface Priced { long price(); }
 '''
 
-JAVASCRIPT = '''import { readFile } from "node:fs/promises";
+JAVASCRIPT = """import { readFile } from "node:fs/promises";
 import path from "node:path";
 
 // A template literal with nested braces and backticks.
@@ -220,9 +258,9 @@ const handler = async (event) => {
 class Cart {
   add(item) { this.items.push(item); }
 }
-'''
+"""
 
-TYPESCRIPT = '''import type { Item } from "./item";
+TYPESCRIPT = """import type { Item } from "./item";
 
 export interface Store<T> {
   get(id: string): T | undefined;
@@ -236,9 +274,9 @@ export class MemoryStore<T extends { id: string }> implements Store<T> {
   private items = new Map<string, T>();
   get(id: string): T | undefined { return this.items.get(id); }
 }
-'''
+"""
 
-C = '''#include <stdio.h>
+C = """#include <stdio.h>
 #include "inventory.h"
 
 #define BLOCK { \\
@@ -264,9 +302,9 @@ static int reserve(long n) {
 #endif
     return n > 0;
 }
-'''
+"""
 
-CPP = '''#include <string>
+CPP = """#include <string>
 
 namespace shop {
 
@@ -283,7 +321,7 @@ T largest(T a, T b) {
 }
 
 }  // namespace shop
-'''
+"""
 
 CSHARP = '''using System;
 using System.Collections.Generic;
@@ -306,7 +344,7 @@ namespace Shop.Inventory
 }
 '''
 
-GO = '''package inventory
+GO = """package inventory
 
 import (
 	"fmt"
@@ -328,9 +366,9 @@ spanning lines }`
 func main() {
 	fmt.Println("}")
 }
-'''
+"""
 
-RUST = '''use std::collections::HashMap;
+RUST = """use std::collections::HashMap;
 use std::fmt::{self, Display};
 
 /// A store.
@@ -356,7 +394,7 @@ impl<'a> Display for Store<'a> {
 fn main() {
     let s = Store { name: "}" };
 }
-'''
+"""
 
 KOTLIN = '''package shop
 
@@ -401,7 +439,7 @@ func main() {
 }
 '''
 
-PHP = '''<?php
+PHP = """<?php
 namespace Shop;
 
 use Shop\\Models\\Item;
@@ -423,23 +461,41 @@ class Inventory
 function helper() {
     return 1;
 }
-'''
+"""
 
 BRACES = {
     "java": (JAVA, ["imports", "class:InventoryService", "interface:Priced"], ["public boolean reserveStock"]),
-    "javascript": (JAVASCRIPT, ["imports", "function:render", "function:handler", "class:Cart"],
-                   ["export function render(user) {", "const handler = async"]),
-    "typescript": (TYPESCRIPT, ["imports", "interface:Store", "function:total", "class:MemoryStore"],
-                   ["export const total"]),
-    "c": (C, ["imports", "module", "struct:point", "function:make_point", "module", "function:reserve"],
-          ["struct point make_point(int x, int y) {", "static int reserve(int n) {"]),
+    "javascript": (
+        JAVASCRIPT,
+        ["imports", "function:render", "function:handler", "class:Cart"],
+        ["export function render(user) {", "const handler = async"],
+    ),
+    "typescript": (
+        TYPESCRIPT,
+        ["imports", "interface:Store", "function:total", "class:MemoryStore"],
+        ["export const total"],
+    ),
+    "c": (
+        C,
+        ["imports", "module", "struct:point", "function:make_point", "module", "function:reserve"],
+        ["struct point make_point(int x, int y) {", "static int reserve(int n) {"],
+    ),
     "cpp": (CPP, ["imports", "namespace:shop", "class:Catalog", "function:largest"], ["template <typename T>"]),
-    "csharp": (CSHARP, ["imports", "namespace:Shop.Inventory", "class:InventoryService", "enum:Color"],
-               ["public string Describe(int n)"]),
-    "go": (GO, ["imports", "struct:Store", "method:Reserve", "function:main"],
-           ["func (s *Store) Reserve(sku string) bool {", "func main() {"]),
-    "rust": (RUST, ["imports", "struct:Store", "impl:Store", "impl:Display for Store", "function:main"],
-             ["pub fn brace(&self) -> char {", "fn fmt(&self", "fn main() {"]),
+    "csharp": (
+        CSHARP,
+        ["imports", "namespace:Shop.Inventory", "class:InventoryService", "enum:Color"],
+        ["public string Describe(int n)"],
+    ),
+    "go": (
+        GO,
+        ["imports", "struct:Store", "method:Reserve", "function:main"],
+        ["func (s *Store) Reserve(sku string) bool {", "func main() {"],
+    ),
+    "rust": (
+        RUST,
+        ["imports", "struct:Store", "impl:Store", "impl:Display for Store", "function:main"],
+        ["pub fn brace(&self) -> char {", "fn fmt(&self", "fn main() {"],
+    ),
     "kotlin": (KOTLIN, ["imports", "class:Item", "object:Registry", "function:main"], ["fun main() {"]),
     "swift": (SWIFT, ["imports", "struct:Item", "extension:Item", "function:main"], ["func label() -> String {"]),
     "php": (PHP, ["imports", "class:Inventory", "function:helper"], ["public function reserve(", "function helper"]),
@@ -454,7 +510,7 @@ def _function_texts(text: str, starts: list[str]) -> list[str]:
         i = text.index(start)
         indent = i - text.rindex("\n", 0, i) - 1
         close = text.index("\n" + " " * indent + "}", i)
-        out.append(text[i:text.index("\n", close + 1) + 1])
+        out.append(text[i : text.index("\n", close + 1) + 1])
     return out
 
 
@@ -482,7 +538,13 @@ def test_an_oversized_class_splits_per_member_with_the_declaration_as_header():
     chunks = BraceChunker("java").chunk(JAVA, limit=150)
     assert joined(chunks) == JAVA
     assert symbols(chunks) == ["imports", "class:InventoryService", "field", "method:reserveStock", "interface:Priced"]
-    assert [c.header for c in chunks] == ["", "", "public class InventoryService {", "public class InventoryService {", ""]
+    assert [c.header for c in chunks] == [
+        "",
+        "",
+        "public class InventoryService {",
+        "public class InventoryService {",
+        "",
+    ]
     assert chunks[1].text.endswith("@Service\npublic class InventoryService {\n")
     assert chunks[3].text.endswith("        return stock.getOrDefault(sku, 0) >= n;\n    }\n}\n\n")
     assert [c.oversized for c in chunks] == [False, False, False, True, False]
@@ -491,15 +553,18 @@ def test_an_oversized_class_splits_per_member_with_the_declaration_as_header():
 def test_a_namespace_is_descended_so_its_classes_are_chunks():
     chunks = BraceChunker("csharp").chunk(CSHARP)
     assert [(c.symbol, c.header) for c in chunks[1:]] == [
-        ("namespace:Shop.Inventory", ""), ("class:InventoryService", "namespace Shop.Inventory\n{"),
-        ("enum:Color", "namespace Shop.Inventory\n{")]
+        ("namespace:Shop.Inventory", ""),
+        ("class:InventoryService", "namespace Shop.Inventory\n{"),
+        ("enum:Color", "namespace Shop.Inventory\n{"),
+    ]
     assert chunks[-1].text == "    public enum Color { Red, Green }\n}\n"
 
 
 def test_members_of_a_class_inside_a_namespace_name_the_class():
     chunks = BraceChunker("csharp").chunk(CSHARP, limit=100)
     assert [(c.symbol, c.header) for c in chunks if c.symbol.startswith("method")] == [
-        ("method:Describe", "public class InventoryService\n{")]
+        ("method:Describe", "public class InventoryService\n{")
+    ]
 
 
 def test_an_oversized_brace_function_is_kept_whole_and_marked():
@@ -535,7 +600,7 @@ def test_allman_braces_and_multiline_signatures_stay_with_their_declaration():
 
 
 def test_brace_crlf_bom_and_no_final_newline_join_back():
-    text = "\ufeffpackage main\r\n\r\nfunc main() {\r\n\tprintln(\"}\")\r\n}"
+    text = '\ufeffpackage main\r\n\r\nfunc main() {\r\n\tprintln("}")\r\n}'
     chunks = BraceChunker("go").chunk(text)
     assert joined(chunks) == text
     assert symbols(chunks) == ["imports", "function:main"]
@@ -543,6 +608,7 @@ def test_brace_crlf_bom_and_no_final_newline_join_back():
 
 
 # -- the hooks -----------------------------------------------------------------------------
+
 
 def test_the_code_chunkers_come_through_the_hooks():
     found = plugins.chunkers_by_name()
@@ -552,6 +618,7 @@ def test_the_code_chunkers_come_through_the_hooks():
 
 
 # -- real files ----------------------------------------------------------------------------
+
 
 def _python_files():
     for module in (json, email, asyncio, click):
@@ -576,8 +643,8 @@ def test_the_standard_library_and_click_round_trip_byte_exact_with_no_block_cut(
                 assert _inside_one(chunks, node), (file, node.name)
             elif isinstance(node, ast.ClassDef):
                 assert _inside_one(chunks, node) or all(
-                    _inside_one(chunks, m) for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))), \
-                    (file, node.name)
+                    _inside_one(chunks, m) for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+                ), (file, node.name)
 
 
 def _brace_files():
@@ -602,10 +669,34 @@ def test_javascript_and_c_files_found_on_the_machine_round_trip_byte_exact():
 
 # -- any text ------------------------------------------------------------------------------
 
-CODE_ALPHABET = st.sampled_from(list("{}()[]\"'`/*#\\$@rR<?>;:=,.\n\r\t af1_") +
-                                ["//", "/*", "*/", '"""', "${", "\\(", "#if\n", "#else\n", "#endif\n", "<<<EOT\n",
-                                 "\nEOT;\n", "r#\"", "\"#", "'a", "<?php", "?>", "class A", "fn f()", "def f():\n",
-                                 "\n    ", "import x\n", "\ufeff", "\r\n"])
+CODE_ALPHABET = st.sampled_from(
+    list("{}()[]\"'`/*#\\$@rR<?>;:=,.\n\r\t af1_")
+    + [
+        "//",
+        "/*",
+        "*/",
+        '"""',
+        "${",
+        "\\(",
+        "#if\n",
+        "#else\n",
+        "#endif\n",
+        "<<<EOT\n",
+        "\nEOT;\n",
+        'r#"',
+        '"#',
+        "'a",
+        "<?php",
+        "?>",
+        "class A",
+        "fn f()",
+        "def f():\n",
+        "\n    ",
+        "import x\n",
+        "\ufeff",
+        "\r\n",
+    ]
+)
 
 
 @settings(max_examples=150, deadline=None)
@@ -617,8 +708,15 @@ def test_any_text_joins_back_exactly_in_every_language(text, limit):
         assert_lines(chunks, text)
 
 
-@pytest.mark.parametrize("text", ["class A {\n" * 3000 + "}\n" * 3000, "`${" * 3000, "x = " + "(" * 3000,
-                                  "".join("    " * i + "class A:\n" for i in range(60)) + "    " * 60 + "pass\n"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "class A {\n" * 3000 + "}\n" * 3000,
+        "`${" * 3000,
+        "x = " + "(" * 3000,
+        "".join("    " * i + "class A:\n" for i in range(60)) + "    " * 60 + "pass\n",
+    ],
+)
 def test_deeply_nested_input_neither_raises_nor_recurses_without_bound(text):
     for chunker in [PythonChunker()] + [BraceChunker(name) for name in BRACE_LANGUAGES]:
         assert joined(chunker.chunk(text, limit=50)) == text
@@ -632,8 +730,10 @@ def test_an_initialised_value_is_not_a_declaration():
 
 
 def test_a_decorator_with_an_object_argument_travels_with_its_class():
-    text = ('import { Component } from "@angular/core";\n\n@Component({\n  selector: "app-root",\n})\n'
-            'export class AppComponent {\n  title = "shop";\n\n  open() {\n    return 1;\n  }\n}\n')
+    text = (
+        'import { Component } from "@angular/core";\n\n@Component({\n  selector: "app-root",\n})\n'
+        'export class AppComponent {\n  title = "shop";\n\n  open() {\n    return 1;\n  }\n}\n'
+    )
     chunks = BraceChunker("typescript").chunk(text, limit=60)
     assert symbols(chunks) == ["imports", "class:AppComponent", "field", "method:open"]
     assert chunks[1].text.startswith("@Component({") and chunks[2].header == "export class AppComponent {"

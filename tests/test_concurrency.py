@@ -1,4 +1,5 @@
 """Several processes writing one vault: the lock serializes them and every save lands."""
+
 import socket
 import subprocess
 import sys
@@ -19,22 +20,27 @@ SAVER = textwrap.dedent("""
 
 
 def test_two_processes_saving_at_once_both_land(vault):
-    procs = [subprocess.Popen([sys.executable, "-c", SAVER, str(vault.root), who, "10"])
-             for who in ("alice", "bob")]
+    procs = [subprocess.Popen([sys.executable, "-c", SAVER, str(vault.root), who, "10"]) for who in ("alice", "bob")]
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
     subjects = commits(vault.root)
     assert sorted(s for s in subjects if s.startswith("save:")) == sorted(
-        f"save: {who} fact {i}" for who in ("alice", "bob") for i in range(10))
+        f"save: {who} fact {i}" for who in ("alice", "bob") for i in range(10)
+    )
     with Vault.open(vault.root) as v:
         v.refresh(force=True)
-        assert sorted(r.title for r in v.catalog.all()) == sorted(f"{w} fact {i}" for w in ("alice", "bob") for i in range(10))
+        assert sorted(r.title for r in v.catalog.all()) == sorted(
+            f"{w} fact {i}" for w in ("alice", "bob") for i in range(10)
+        )
         assert v.doctor() == []
 
 
 def test_a_cli_save_while_another_process_holds_the_lock_waits_then_lands(vault):
     holder = hold_lock(vault.root, 1.0)
-    r = subprocess.run([sys.executable, "-m", "ihmt_vault", "save", "waited for the lock", "--topic", "t",
-                        "--vault", str(vault.root)], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "ihmt_vault", "save", "waited for the lock", "--topic", "t", "--vault", str(vault.root)],
+        capture_output=True,
+        text=True,
+    )
     holder.wait()
     assert r.returncode == 0, r.stderr
     assert commits(vault.root)[0] == "save: waited for the lock"
@@ -45,14 +51,19 @@ def test_a_writer_that_cannot_get_the_lock_gets_a_clear_error(tmp_path):
     Vault.init(root).close()
     (root / ".ihmt/config.toml").write_text("[vault]\nlock_timeout = 0.2\n")
     holder = hold_lock(root, 3)
-    r = subprocess.run([sys.executable, "-m", "ihmt_vault", "save", "x", "--topic", "t", "--vault", str(root)],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "ihmt_vault", "save", "x", "--topic", "t", "--vault", str(root)],
+        capture_output=True,
+        text=True,
+    )
     holder.kill()
     holder.wait()
     assert r.returncode == 3
-    assert r.stderr == (f"error: {root}/.ihmt/vault.lock: process {holder.pid} on {socket.gethostname()} has held "
-                        f"this vault's lock for over 0.2s; if it is stuck, stop it (kill {holder.pid}), or raise "
-                        "lock_timeout in .ihmt/config.toml\n")
+    assert r.stderr == (
+        f"error: {root}/.ihmt/vault.lock: process {holder.pid} on {socket.gethostname()} has held "
+        f"this vault's lock for over 0.2s; if it is stuck, stop it (kill {holder.pid}), or raise "
+        "lock_timeout in .ihmt/config.toml\n"
+    )
 
 
 def test_a_writer_queued_behind_a_busy_writer_gets_through(tmp_path):
@@ -61,7 +72,11 @@ def test_a_writer_queued_behind_a_busy_writer_gets_through(tmp_path):
     root = tmp_path / "v"
     Vault.init(root).close()
     (root / ".ihmt/config.toml").write_text("[vault]\nlock_timeout = 1.0\n")
-    busy = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+    busy = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
         import time
         from ihmt_vault import Vault
         v = Vault.open({str(root)!r})
@@ -70,10 +85,17 @@ def test_a_writer_queued_behind_a_busy_writer_gets_through(tmp_path):
                 if n == 0:
                     print("held", flush=True)
                 time.sleep(0.8)
-    """)], stdout=subprocess.PIPE, text=True)
+    """),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert busy.stdout.readline() == "held\n"
-    r = subprocess.run([sys.executable, "-m", "ihmt_vault", "save", "queued save", "--topic", "t",
-                        "--vault", str(root)], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "ihmt_vault", "save", "queued save", "--topic", "t", "--vault", str(root)],
+        capture_output=True,
+        text=True,
+    )
     busy.wait()
     assert (r.returncode, r.stderr) == (0, "")
     assert commits(root)[0] == "save: queued save"

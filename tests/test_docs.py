@@ -1,4 +1,5 @@
 """Docs are tested: every command is in the README and has help text; the layering holds."""
+
 import re
 from pathlib import Path
 
@@ -45,8 +46,11 @@ def _command_words() -> set[tuple[str, ...]]:
 
 
 _CODE = re.compile(r"```(sh|bash|console)?\n(.*?)```|`([^`\n]+)`", re.S)
-_IHMT_CALL = re.compile(r"(?:^|[\s/;&|(])ihmt[ \t]+((?:--?[\w-]+(?:[ \t]+(?!-)[^\s-]\S*)?[ \t]+)*)([a-z][a-z-]*)"
-                        r"(?:[ \t]+([a-z][a-z-]*))?", re.M)
+_IHMT_CALL = re.compile(
+    r"(?:^|[\s/;&|(])ihmt[ \t]+((?:--?[\w-]+(?:[ \t]+(?!-)[^\s-]\S*)?[ \t]+)*)([a-z][a-z-]*)"
+    r"(?:[ \t]+([a-z][a-z-]*))?",
+    re.M,
+)
 
 
 def _ihmt_calls(text: str) -> list[tuple[str, ...]]:
@@ -56,8 +60,8 @@ def _ihmt_calls(text: str) -> list[tuple[str, ...]]:
     for m in _CODE.finditer(text):
         code = m.group(2) if m.group(2) is not None else m.group(3)
         if m.group(2) is not None and m.group(1) is None and not re.search(r"(^|\s)ihmt\s", code):
-            continue      # an output block: text the commands printed
-        if m.group(1) == "console":     # a transcript: the commands are its $ lines, the rest is output
+            continue  # an output block: text the commands printed
+        if m.group(1) == "console":  # a transcript: the commands are its $ lines, the rest is output
             code = "\n".join(line[2:] for line in code.splitlines() if line.startswith("$ "))
         for c in _IHMT_CALL.finditer(code):
             calls.append(tuple(w for w in c.groups()[1:] if w))
@@ -78,10 +82,11 @@ def test_every_ihmt_command_a_document_names_exists(doc):
 @pytest.mark.parametrize("doc", ["INSTALL.md", "GUIDE.md"])
 def test_the_shell_blocks_of_a_document_are_well_formed(doc):
     import subprocess
+
     text = (ROOT / doc).read_text(encoding="utf-8")
     assert text.count("```") % 2 == 0, f"{doc}: a code fence is not closed"
     blocks = re.findall(r"```(?:sh|bash)\n(.*?)```", text, re.S)
-    for session in re.findall(r"```console\n(.*?)```", text, re.S):   # a transcript: its $ lines
+    for session in re.findall(r"```console\n(.*?)```", text, re.S):  # a transcript: its $ lines
         blocks.append("".join(line[2:] + "\n" for line in session.splitlines() if line.startswith("$ ")))
     assert blocks, f"{doc} has no shell block"
     for block in blocks:

@@ -1,5 +1,6 @@
 """Everyday use of the `ihmt` command, as a new user meets it: words without quotes, options before
 the command, the vault you stand in, dates in words, and the tree and brief read aloud."""
+
 import datetime as dt
 import json
 import os
@@ -17,8 +18,7 @@ IHMT = str(Path(sys.executable).parent / "ihmt")
 
 
 def ihmt(*args, cwd=None, env=None):
-    return subprocess.run([IHMT, *args], capture_output=True, text=True, cwd=cwd,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run([IHMT, *args], capture_output=True, text=True, cwd=cwd, env={**os.environ, **(env or {})})
 
 
 @pytest.fixture
@@ -85,15 +85,27 @@ def test_with_json_or_a_named_vault_nothing_is_said(root, tmp_path):
 
 
 # -- dates in words ------------------------------------------------------------------------------
-TODAY = dt.date(2026, 12, 1)     # a Tuesday
+TODAY = dt.date(2026, 12, 1)  # a Tuesday
 
 
-@pytest.mark.parametrize("words, day", [
-    ("2026-02-03", "2026-02-03"), ("yesterday", "2026-11-30"), ("ayer", "2026-11-30"), ("昨天", "2026-11-30"),
-    ("3 days ago", "2026-11-28"), ("hace dos semanas", "2026-11-17"), ("last Monday", "2026-11-30"),
-    ("8 May 2023", "2023-05-08"), ("last May", "2026-05-01"), ("last week", "2026-11-23"),
-    ("el mes pasado", "2026-11-01"), ("in 2023", "2023-01-01"), ("tomorrow", "2026-12-02"),
-])
+@pytest.mark.parametrize(
+    "words, day",
+    [
+        ("2026-02-03", "2026-02-03"),
+        ("yesterday", "2026-11-30"),
+        ("ayer", "2026-11-30"),
+        ("昨天", "2026-11-30"),
+        ("3 days ago", "2026-11-28"),
+        ("hace dos semanas", "2026-11-17"),
+        ("last Monday", "2026-11-30"),
+        ("8 May 2023", "2023-05-08"),
+        ("last May", "2026-05-01"),
+        ("last week", "2026-11-23"),
+        ("el mes pasado", "2026-11-01"),
+        ("in 2023", "2023-01-01"),
+        ("tomorrow", "2026-12-02"),
+    ],
+)
 def test_a_date_in_words_is_resolved_against_today(words, day):
     assert check_date(words, today=TODAY) == day
 
@@ -105,21 +117,41 @@ def test_words_that_name_no_single_date_are_refused(words):
 
 
 def test_save_date_yesterday_is_stored_as_that_day(root):
-    r = ihmt("save", "The backup ran.", "--topic", "ops", "--date", "yesterday", "--json", "--vault", str(root),
-             env={"IHMT_NOW": "2026-12-01"})
+    r = ihmt(
+        "save",
+        "The backup ran.",
+        "--topic",
+        "ops",
+        "--date",
+        "yesterday",
+        "--json",
+        "--vault",
+        str(root),
+        env={"IHMT_NOW": "2026-12-01"},
+    )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["date"] == "2026-11-30"
 
 
 # -- show --at -----------------------------------------------------------------------------------
 def test_show_at_a_date_prints_the_front_matter_too(root):
-    r = ihmt("save", "The kettle is in the second drawer.", "--topic", "home", "--date", "2026-01-05",
-             "--json", "--vault", str(root))
+    r = ihmt(
+        "save",
+        "The kettle is in the second drawer.",
+        "--topic",
+        "home",
+        "--date",
+        "2026-01-05",
+        "--json",
+        "--vault",
+        str(root),
+    )
     saved = json.loads(r.stdout)
     r = ihmt("show", saved["id"], "--at", "today", "--vault", str(root))
     assert r.returncode == 0, r.stderr
-    assert r.stdout.startswith(f"---\nid: {saved['id']}\ntitle: The kettle is in the second drawer.\ntype: note\n"
-                               f"date: 2026-01-05\n")
+    assert r.stdout.startswith(
+        f"---\nid: {saved['id']}\ntitle: The kettle is in the second drawer.\ntype: note\ndate: 2026-01-05\n"
+    )
     assert r.stdout.endswith("---\nThe kettle is in the second drawer.\n")
 
 
@@ -134,17 +166,21 @@ def test_the_tree_says_what_it_does_not_show_and_leaves_out_archive_and_attachme
     (root / "attachments/diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     r = ihmt("tree", "--depth", "2", "--vault", str(root))
     assert r.returncode == 0, r.stderr
-    assert r.stdout == ("Memory/ (2 memories; 1 archived)\n"
-                        "  work/ (2 memories)\n"
-                        "    infra/ (2 memories; not shown: 1 subtopic and 1 memory, see --depth 3)\n")
+    assert r.stdout == (
+        "Memory/ (2 memories; 1 archived)\n"
+        "  work/ (2 memories)\n"
+        "    infra/ (2 memories; not shown: 1 subtopic and 1 memory, see --depth 3)\n"
+    )
 
 
 def test_the_brief_counts_one_memory_as_one_memory(root):
     with Vault.open(root) as v:
         v.save("Staging runs PostgreSQL 17.", topic="work", date="2026-02-03")
     r = ihmt("brief", "--vault", str(root))
-    assert r.stdout.startswith("# Memory: 1 memory\nsearch_memory finds any memory; read_memory(path) drills down.\n"
-                               "\n## work/ — 1 memory\n- 2026-02-03 Staging runs PostgreSQL 17. (")
+    assert r.stdout.startswith(
+        "# Memory: 1 memory\nsearch_memory finds any memory; read_memory(path) drills down.\n"
+        "\n## work/ — 1 memory\n- 2026-02-03 Staging runs PostgreSQL 17. ("
+    )
 
 
 # -- the demo's last words -----------------------------------------------------------------------

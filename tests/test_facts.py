@@ -1,5 +1,6 @@
 """Facts with precision over recall: no fact from a fragment, an outdated memory's value never
 current, and `conflicts` agreeing with `facts`."""
+
 from click.testing import CliRunner
 
 from ihmt_vault.frontends.cli import main
@@ -22,8 +23,12 @@ def test_a_named_value_is_a_fact_and_a_version_is_not_cut_at_its_dot():
 
 def test_the_value_of_an_outdated_memory_is_never_current(vault):
     old = vault.save("Staging runs PostgreSQL 15.", topic="work", date="2024-01-01")
-    vault.save("The staging database was rebuilt; its version is being decided.", topic="work",
-               date="2025-01-01", supersedes=[old.id])
+    vault.save(
+        "The staging database was rebuilt; its version is being decided.",
+        topic="work",
+        date="2025-01-01",
+        supersedes=[old.id],
+    )
     [line] = vault.facts(subject="staging")
     assert (line.current, [(e.value, e.outdated) for e in line.entries]) == (None, [("PostgreSQL 15", True)])
 
@@ -50,7 +55,10 @@ def test_now_uses_outdates_the_subjects_one_other_value(vault):
     new = vault.save("The frontend now uses bun for installs.", topic="work", date="2026-03-01")
     assert vault.get(old.id).status == "outdated"
     assert new.notices[0] == "On 2026-01-10 you said frontend uses = 'pnpm'; on 2026-03-01 you updated it to 'bun'."
-    assert [(t.subject, t.current) for t in vault.facts(subject="frontend")] == [("frontend", "bun"), ("frontend", None)]
+    assert [(t.subject, t.current) for t in vault.facts(subject="frontend")] == [
+        ("frontend", "bun"),
+        ("frontend", None),
+    ]
     assert [t.entries[0].value for t in vault.conflicts()] == ["pnpm"]
 
 
@@ -66,8 +74,11 @@ def test_now_uses_with_several_other_values_only_tells_which_may_be_superseded(v
     redis = vault.save("The backend uses Redis for queues.", topic="work", date="2026-01-11")
     new = vault.save("The backend now uses Litestar.", topic="work", date="2026-04-01")
     told = [n.split()[3] for n in new.notices if n.startswith("May be superseded: ")]
-    assert (sorted(told), vault.get(fastapi.id).status, vault.get(redis.id).status) == \
-        (sorted([fastapi.id, redis.id]), "active", "active")
+    assert (sorted(told), vault.get(fastapi.id).status, vault.get(redis.id).status) == (
+        sorted([fastapi.id, redis.id]),
+        "active",
+        "active",
+    )
 
 
 def test_a_change_naming_what_it_replaces_outdates_only_that_value(vault):

@@ -5,6 +5,7 @@ Every importer: what maps to what, a second run adds nothing and commits nothing
 bytes and times are untouched; bad input is one line and changes nothing; secrets are refused by
 where they were, never shown.
 """
+
 import json
 import os
 import sqlite3
@@ -31,24 +32,74 @@ def make_ihmt(tmp: Path) -> Path:
     (root / "layer_0/personal").mkdir(parents=True)
     (root / "layers/1").mkdir(parents=True)
     (root / "state").mkdir()
-    (root / "layer_0/software.java/l1.txt").write_text(leaf(
-        {"leaf_id": "l1", "timestamp": "2025-03-01T10:00:00", "data_type": "CODE", "domain": "software.java",
-         "tags": ["method:reserveStock", "lang:java"], "span": {"start_line": 10, "end_line": 12},
-         "extra": {"context": "class Inventory {"}},
-        "void reserveStock(int n) {\n  stock -= n;\n}\n"))
-    (root / "layer_0/personal/l2.txt").write_text(leaf(
-        {"leaf_id": "l2", "timestamp": "2024-01-10T09:00:00", "data_type": "PERSONAL", "domain": "personal",
-         "tags": ["home"]}, "I live in Madrid.\n"))
-    (root / "layer_0/personal/l3.txt").write_text(leaf(
-        {"leaf_id": "l3", "timestamp": "2025-06-02T09:00:00", "data_type": "PERSONAL", "domain": "personal",
-         "tags": ["home"]}, "I moved to Valencia.\n"))
+    (root / "layer_0/software.java/l1.txt").write_text(
+        leaf(
+            {
+                "leaf_id": "l1",
+                "timestamp": "2025-03-01T10:00:00",
+                "data_type": "CODE",
+                "domain": "software.java",
+                "tags": ["method:reserveStock", "lang:java"],
+                "span": {"start_line": 10, "end_line": 12},
+                "extra": {"context": "class Inventory {"},
+            },
+            "void reserveStock(int n) {\n  stock -= n;\n}\n",
+        )
+    )
+    (root / "layer_0/personal/l2.txt").write_text(
+        leaf(
+            {
+                "leaf_id": "l2",
+                "timestamp": "2024-01-10T09:00:00",
+                "data_type": "PERSONAL",
+                "domain": "personal",
+                "tags": ["home"],
+            },
+            "I live in Madrid.\n",
+        )
+    )
+    (root / "layer_0/personal/l3.txt").write_text(
+        leaf(
+            {
+                "leaf_id": "l3",
+                "timestamp": "2025-06-02T09:00:00",
+                "data_type": "PERSONAL",
+                "domain": "personal",
+                "tags": ["home"],
+            },
+            "I moved to Valencia.\n",
+        )
+    )
     (root / "layers/1/b1.json").write_text('{"summary": "generated"}')
     (root / "root.json").write_text('{"trunk": true}')
     (root / "state/catalog.json").write_text('{"l1": {"path": "layer_0/software.java/l1.txt"}}')
-    (root / "state/facts.json").write_text(json.dumps([
-        {"subject": "user", "attribute": "location", "value": "Madrid", "valid_from": "2024-01-10", "leaf_id": "l2"},
-        {"subject": "user", "attribute": "location", "value": "Valencia", "valid_from": "2025-06-02", "leaf_id": "l3"},
-        {"subject": "user", "attribute": "employer", "value": "Acme", "valid_from": "2023-05-01", "leaf_id": "gone"}]))
+    (root / "state/facts.json").write_text(
+        json.dumps(
+            [
+                {
+                    "subject": "user",
+                    "attribute": "location",
+                    "value": "Madrid",
+                    "valid_from": "2024-01-10",
+                    "leaf_id": "l2",
+                },
+                {
+                    "subject": "user",
+                    "attribute": "location",
+                    "value": "Valencia",
+                    "valid_from": "2025-06-02",
+                    "leaf_id": "l3",
+                },
+                {
+                    "subject": "user",
+                    "attribute": "employer",
+                    "value": "Acme",
+                    "valid_from": "2023-05-01",
+                    "leaf_id": "gone",
+                },
+            ]
+        )
+    )
     return root
 
 
@@ -115,10 +166,22 @@ def make_hmem(tmp: Path) -> Path:
 
 def make_mcp(tmp: Path) -> Path:
     f = tmp / "memory.jsonl"
-    f.write_text("\n".join(json.dumps(x) for x in [
-        {"type": "entity", "name": "Luis Marin", "entityType": "person", "observations": ["Works on payments", "Based in Madrid"]},
-        {"type": "entity", "name": "Acme", "entityType": "organization", "observations": ["Payments company"]},
-        {"type": "relation", "from": "Luis Marin", "to": "Acme", "relationType": "works_at"}]) + "\n")
+    f.write_text(
+        "\n".join(
+            json.dumps(x)
+            for x in [
+                {
+                    "type": "entity",
+                    "name": "Luis Marin",
+                    "entityType": "person",
+                    "observations": ["Works on payments", "Based in Madrid"],
+                },
+                {"type": "entity", "name": "Acme", "entityType": "organization", "observations": ["Payments company"]},
+                {"type": "relation", "from": "Luis Marin", "to": "Acme", "relationType": "works_at"},
+            ]
+        )
+        + "\n"
+    )
     return f
 
 
@@ -127,7 +190,9 @@ def make_agent_md(tmp: Path) -> Path:
     (project / "docs").mkdir(parents=True)
     (project / "CLAUDE.md").write_text(
         "# Shop\n\n## Build\n\n- Use pnpm, not npm.\n- Run `pnpm test` before a commit.\n  It takes a minute.\n\n"
-        "The build needs Node 22.\n\n```sh\nnvm use 22\n```\n\n@docs/style.md\n\n## Team\n\nAsk @maria about payments.\n")
+        "The build needs Node 22.\n\n```sh\nnvm use 22\n```\n\n@docs/style.md\n\n"
+        "## Team\n\nAsk @maria about payments.\n"
+    )
     (project / "docs/style.md").write_text("- Two spaces, no tabs.\n")
     return project / "CLAUDE.md"
 
@@ -141,7 +206,9 @@ def make_obsidian(tmp: Path) -> Path:
     (root / "attachments/diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
     (root / "attachments/unused.png").write_bytes(b"\x89PNG\r\n\x1a\nunused")
     (root / "Projects/Shop Plan.md").write_text(
-        "---\ntags: [shop, plan]\nstatus: draft\nrating: 5\n---\nThe shop opens in May. See [[Ideas]].\n\n![[diagram.png]]\n")
+        "---\ntags: [shop, plan]\nstatus: draft\nrating: 5\n---\n"
+        "The shop opens in May. See [[Ideas]].\n\n![[diagram.png]]\n"
+    )
     (root / "Ideas.md").write_text("A loyalty card for regulars. #idea\n")
     return root
 
@@ -151,12 +218,20 @@ def make_basic_memory(tmp: Path) -> Path:
     (root / "people").mkdir(parents=True)
     (root / "people/luis.md").write_text(
         "---\ntitle: Luis Marin\ntype: person\npermalink: people/luis-marin\ntags: [team]\n---\n"
-        "- [role] Payments lead #team\n- works_at [[Acme]]\n")
+        "- [role] Payments lead #team\n- works_at [[Acme]]\n"
+    )
     return root
 
 
-STORES = {"ihmt": make_ihmt, "memorytree": make_memorytree, "hermes": make_hermes, "hmem": make_hmem,
-          "mcp-memory": make_mcp, "agent-md": make_agent_md, "obsidian": make_obsidian}
+STORES = {
+    "ihmt": make_ihmt,
+    "memorytree": make_memorytree,
+    "hermes": make_hermes,
+    "hmem": make_hmem,
+    "mcp-memory": make_mcp,
+    "agent-md": make_agent_md,
+    "obsidian": make_obsidian,
+}
 
 
 def by_title(vault: Vault) -> dict:
@@ -188,7 +263,7 @@ def test_ihmt_leaves_facts_and_outdated_leaves(vault, tmp_path):
     assert madrid.folder == "personal" and madrid.type == "fact"
     assert (madrid.status, madrid.superseded_by, valencia.supersedes) == ("outdated", [valencia.id], [madrid.id])
     assert valencia.meta["facts"] == [{"subject": "user", "attribute": "location", "value": "Valencia"}]
-    assert ms["user employer: Acme"].folder == "facts"     # its leaf is gone: a memory of its own
+    assert ms["user employer: Acme"].folder == "facts"  # its leaf is gone: a memory of its own
     assert [t.entries[-1].value for t in vault.facts("user") if t.attribute == "location"] == ["Valencia"]
 
 
@@ -196,8 +271,10 @@ def test_memorytree_topics_core_archive_and_scores(vault, tmp_path):
     r = vault.import_file(make_memorytree(tmp_path))
     assert (r.importer, r.added, r.pinned, r.archived) == ("memorytree", 3, 1, 1)
     ms = by_title(vault)
-    core, child, deep = (ms[t] for t in ("The user prefers dark mode everywhere.", "Editor theme: Solarized dark.",
-                                         "Visited Lisbon in 2019."))
+    core, child, deep = (
+        ms[t]
+        for t in ("The user prefers dark mode everywhere.", "Editor theme: Solarized dark.", "Visited Lisbon in 2019.")
+    )
     assert core.pinned and core.folder == "preferences" and core.date == "2025-11-01"
     assert "- part of [[The user prefers dark mode everywhere.]]" in child.body
     assert (deep.folder, deep.status) == ("archive/travel", "archived")
@@ -210,7 +287,10 @@ def test_memorytree_topics_core_archive_and_scores(vault, tmp_path):
 def test_hermes_memory_md_entries(vault, tmp_path):
     r = vault.import_file(make_hermes(tmp_path))
     assert r.importer == "hermes" and sorted(by_title(vault)) == [
-        "Ana prefers short answers.", "Deploys happen on Tuesdays.", "The user's name is Ana."]
+        "Ana prefers short answers.",
+        "Deploys happen on Tuesdays.",
+        "The user's name is Ana.",
+    ]
 
 
 def test_hmem_levels_favourites_obsolete_and_roles(vault, tmp_path):
@@ -218,9 +298,16 @@ def test_hmem_levels_favourites_obsolete_and_roles(vault, tmp_path):
     assert (r.importer, r.added, r.pinned, r.archived, r.outdated) == ("hmem", 4, 1, 1, 1)
     ms = by_title(vault)
     lesson = ms["Run migrations before deploys"]
-    assert lesson.body == ("Always run migrations first.\n\n- Check the migration list.\n  - alembic history shows it.\n"
-                           "    - Look for heads.\n- Then deploy.\n\n- related [[Use Alembic]]\n")
-    assert lesson.pinned and lesson.folder == "lessons" and lesson.tags == ["deploy"] and lesson.meta["min_role"] == "worker"
+    assert lesson.body == (
+        "Always run migrations first.\n\n- Check the migration list.\n  - alembic history shows it.\n"
+        "    - Look for heads.\n- Then deploy.\n\n- related [[Use Alembic]]\n"
+    )
+    assert (
+        lesson.pinned
+        and lesson.folder == "lessons"
+        and lesson.tags == ["deploy"]
+        and lesson.meta["min_role"] == "worker"
+    )
     old, fix = ms["Port 5432 refused"], ms["DB port is 6432 (pgbouncer)"]
     assert (old.status, old.superseded_by, old.folder) == ("outdated", [fix.id], "errors")
     decision = ms["Use Alembic"]
@@ -244,7 +331,7 @@ def test_agent_md_headings_bullets_paragraphs_and_imports(vault, tmp_path):
     assert ms["Use pnpm, not npm."].folder == "shop/build"
     assert ms["Run `pnpm test` before a commit."].body == "Run `pnpm test` before a commit.\nIt takes a minute.\n"
     assert ms["The build needs Node 22."].body == "The build needs Node 22.\n\n```sh\nnvm use 22\n```\n"
-    assert ms["Two spaces, no tabs."].folder == "shop/build"      # @docs/style.md, filed where it is imported
+    assert ms["Two spaces, no tabs."].folder == "shop/build"  # @docs/style.md, filed where it is imported
     assert ms["Ask @maria about payments."].folder == "shop/team"  # a mention, not a file: kept as it is
     assert not any(t.startswith("@docs") for t in ms)
 
@@ -259,7 +346,9 @@ def test_obsidian_notes_with_front_matter_links_and_attachments(vault, tmp_path)
     assert "[[Ideas]]" in plan.body and "![[diagram.png]]" in plan.body
     tracked = git(vault.root, "ls-files").splitlines()
     assert "attachments/diagram.png" in tracked and "attachments/unused.png" not in tracked
-    assert (vault.root / "attachments/diagram.png").read_bytes() == (tmp_path / "MyVault/attachments/diagram.png").read_bytes()
+    assert (vault.root / "attachments/diagram.png").read_bytes() == (
+        tmp_path / "MyVault/attachments/diagram.png"
+    ).read_bytes()
     assert not any(p.startswith(".obsidian") for p in tracked) and "app.json" not in " ".join(tracked)
 
 
@@ -283,7 +372,7 @@ def test_each_import_twice_adds_nothing_and_leaves_the_original_alone(vault, tmp
     assert (again.added, again.already, again.commit) == (0, len(first.memories), None)
     assert [m.id for m in again.memories] == [m.id for m in first.memories]
     assert git(vault.root, "rev-parse", "HEAD") == head and snapshot(vault.root) == files
-    assert originals(path) == before       # bytes, times, and no -wal / -shm beside a database
+    assert originals(path) == before  # bytes, times, and no -wal / -shm beside a database
     assert git(vault.root, "status", "--porcelain") == ""
 
 
@@ -297,12 +386,14 @@ def bad_inputs(tmp: Path) -> dict:
     claude = tmp / "proj/CLAUDE.md"
     claude.parent.mkdir()
     claude.write_text("- a rule\n")
-    return {"broken sqlite": ([str(broken)], "is not a readable SQLite database"),
-            "binary as CLAUDE.md": ([str(binary)], "is a binary file, not text"),
-            "missing path": ([str(tmp / "nope.db")], "no such file or folder"),
-            "wrong format": ([str(claude), "--format", "hmem"], "is not an SQLite database"),
-            "unknown format": ([str(claude), "--format", "evernote"], "no importer called 'evernote'"),
-            "unrecognised": ([str(tmp / "plain.txt")], "not a store ihmt recognises; give --format, one of: agent-md")}
+    return {
+        "broken sqlite": ([str(broken)], "is not a readable SQLite database"),
+        "binary as CLAUDE.md": ([str(binary)], "is a binary file, not text"),
+        "missing path": ([str(tmp / "nope.db")], "no such file or folder"),
+        "wrong format": ([str(claude), "--format", "hmem"], "is not an SQLite database"),
+        "unknown format": ([str(claude), "--format", "evernote"], "no importer called 'evernote'"),
+        "unrecognised": ([str(tmp / "plain.txt")], "not a store ihmt recognises; give --format, one of: agent-md"),
+    }
 
 
 def test_bad_input_is_one_clear_line_and_changes_nothing(vault, tmp_path):
@@ -331,8 +422,12 @@ def test_a_secret_is_refused_by_where_it_was_in_every_family(vault, tmp_path):
     (notes / "Secret.md").write_text(f"Prod: {SECRET}\n")
     (notes / "Projects/keys.txt").write_text(f"{SECRET}\n")
     (notes / "Ideas.md").write_text("A loyalty card. Keys in [keys](Projects/keys.txt)\n")
-    for path, where in ((hermes, "MEMORY.md line 3"), (db, "agent.hmem E0003"), (claude, "AGENTS.md:4"),
-                        (notes, "Secret.md")):
+    for path, where in (
+        (hermes, "MEMORY.md line 3"),
+        (db, "agent.hmem E0003"),
+        (claude, "AGENTS.md:4"),
+        (notes, "Secret.md"),
+    ):
         r = vault.import_file(path)
         assert r.added and any(x.startswith(f"{where}: ") for x in r.refused), (where, r.refused)
         assert "Xk9#mQ2vLp7" not in " ".join(r.refused)
@@ -347,7 +442,7 @@ def test_export_jsonl_imports_back_into_an_equal_vault(vault, tmp_path):
     vault.import_file(make_hmem(tmp_path))
     vault.import_file(make_ihmt(tmp_path))
     vault.save("Pinned note about backups.", topic="ops", pinned=True, tags=["backup"])
-    (vault.root / "ops/leak.md").write_text(f"---\ntitle: Leak\n---\n{SECRET}\n")   # a person's file, refused
+    (vault.root / "ops/leak.md").write_text(f"---\ntitle: Leak\n---\n{SECRET}\n")  # a person's file, refused
     out = tmp_path / "export.jsonl"
     r = vault.export("jsonl", out)
     assert r.memories == 9 and "Xk9#mQ2vLp7" not in out.read_text()
@@ -356,8 +451,19 @@ def test_export_jsonl_imports_back_into_an_equal_vault(vault, tmp_path):
         assert back.importer == "jsonl" and back.added == 9 and not back.refused
 
         def shape(v):
-            return sorted((m["id"], m["title"], m["path"], m["status"], tuple(v.get(m["id"]).supersedes),
-                           v.get(m["id"]).body, v.get(m["id"]).pinned) for m in v.memories())
+            return sorted(
+                (
+                    m["id"],
+                    m["title"],
+                    m["path"],
+                    m["status"],
+                    tuple(v.get(m["id"]).supersedes),
+                    v.get(m["id"]).body,
+                    v.get(m["id"]).pinned,
+                )
+                for m in v.memories()
+            )
+
         assert shape(fresh) == shape(vault)
         assert fresh.import_file(out).added == 0
 
@@ -368,7 +474,7 @@ def test_export_markdown_is_one_plain_document(vault, tmp_path):
     assert r.memories == 4 and r.text.startswith("# Memory\n")
     assert "## lessons\n\n### Run migrations before deploys\n" in r.text
     assert "*2025-09-02 · note · outdated · superseded by DB port is 6432 (pgbouncer)*" in r.text
-    assert "\n---\n" not in r.text and "id: " not in r.text         # no front matter of ours
+    assert "\n---\n" not in r.text and "id: " not in r.text  # no front matter of ours
     with pytest.raises(BadInput, match="inside the vault"):
         vault.export("markdown", vault.root / "all.md")
 
@@ -382,8 +488,9 @@ def test_the_cli_says_which_importer_and_what_went_where(vault, tmp_path):
     r = CliRunner().invoke(main, ["import", str(path), "--vault", str(vault.root), "--json"])
     data = json.loads(r.stdout)
     assert (data["importer"], data["added"], data["already_there"], data["commit"]) == ("memorytree", 0, 3, None)
-    r = CliRunner().invoke(main, ["export", "--format", "markdown", "--out", str(tmp_path / "m.md"),
-                                  "--vault", str(vault.root)])
+    r = CliRunner().invoke(
+        main, ["export", "--format", "markdown", "--out", str(tmp_path / "m.md"), "--vault", str(vault.root)]
+    )
     assert r.exit_code == 0 and "### Editor theme: Solarized dark." in (tmp_path / "m.md").read_text()
 
 
@@ -400,10 +507,22 @@ def test_agent_md_recognises_each_agents_files_and_claude_codes_memory_folder(va
     (memory / "MEMORY.md").write_text("- See [debugging](debugging.md).\n")
     (memory / "debugging.md").write_text("## Flaky tests\n\n- Rerun with -p no:randomly.\n")
     (isolated_home / ".claude/CLAUDE.md").write_text("- Answer briefly.\n")
-    for path in (project / ".cursor/rules/testing.mdc", project / ".github/copilot-instructions.md",
-                 project / ".cursorrules", project / "GEMINI.md", memory, isolated_home / ".claude/CLAUDE.md"):
+    for path in (
+        project / ".cursor/rules/testing.mdc",
+        project / ".github/copilot-instructions.md",
+        project / ".cursorrules",
+        project / "GEMINI.md",
+        memory,
+        isolated_home / ".claude/CLAUDE.md",
+    ):
         assert vault.import_file(path).importer == "agent-md", path
     folders = {m["title"]: m["path"].rpartition("/")[0] for m in vault.memories()}
-    assert folders == {"Use pytest.": "shop/testing", "Prefer small functions.": "shop", "Never commit secrets.": "shop",
-                       "Black formatting.": "shop/style", "See [debugging](debugging.md).": "code-shop",
-                       "Rerun with -p no:randomly.": "code-shop/debugging/flaky-tests", "Answer briefly.": "user"}
+    assert folders == {
+        "Use pytest.": "shop/testing",
+        "Prefer small functions.": "shop",
+        "Never commit secrets.": "shop",
+        "Black formatting.": "shop/style",
+        "See [debugging](debugging.md).": "code-shop",
+        "Rerun with -p no:randomly.": "code-shop/debugging/flaky-tests",
+        "Answer briefly.": "user",
+    }

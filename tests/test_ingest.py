@@ -1,4 +1,5 @@
 """`ihmt ingest`: files and folders in, one memory per chunk, one commit; a second run changes nothing."""
+
 import json
 import subprocess
 import sys
@@ -63,13 +64,21 @@ def notes_dir(tmp_path):
 
 
 def ingested(vault, source):
-    return sorted((m.title, m.folder, m.type, m.date) for m in map(vault.get, [r.id for r in vault.engine.catalog.by_source(source)]))
+    return sorted(
+        (m.title, m.folder, m.type, m.date)
+        for m in map(vault.get, [r.id for r in vault.engine.catalog.by_source(source)])
+    )
 
 
 def test_each_kind_is_detected_from_the_name_and_the_content():
-    assert [detect("journal.txt", JOURNAL), detect("guide.md", GUIDE), detect("paella.md", PAELLA),
-            detect("story.txt", STORY), detect("data.csv", "a,b\n"), detect("x.py", "", "python")] == [
-        "journal", "markdown", "process", "narrative", None, "code"]
+    assert [
+        detect("journal.txt", JOURNAL),
+        detect("guide.md", GUIDE),
+        detect("paella.md", PAELLA),
+        detect("story.txt", STORY),
+        detect("data.csv", "a,b\n"),
+        detect("x.py", "", "python"),
+    ] == ["journal", "markdown", "process", "narrative", None, "code"]
 
 
 def test_a_folder_comes_in_as_one_commit_with_one_memory_per_chunk(vault, notes_dir):
@@ -79,7 +88,8 @@ def test_a_folder_comes_in_as_one_commit_with_one_memory_per_chunk(vault, notes_
     assert ingested(vault, "notes/guide.md") == [
         ("Deploy guide", "docs/notes/guide", "document", None),
         ("Rollback", "docs/notes/guide", "document", None),
-        ("Staging", "docs/notes/guide", "document", None)]
+        ("Staging", "docs/notes/guide", "document", None),
+    ]
 
 
 def test_a_journal_entry_takes_the_date_written_in_it(vault, notes_dir):
@@ -87,7 +97,8 @@ def test_a_journal_entry_takes_the_date_written_in_it(vault, notes_dir):
     assert ingested(vault, "notes/journal.txt") == [
         ("2024-05-01 Left Madrid at nine and drove to Valencia.", "journal/notes/journal", "event", "2024-05-01"),
         ("3 May 2024", "journal/notes/journal", "event", "2024-05-03"),
-        ("Trip notes", "journal/notes/journal", "event", None)]
+        ("Trip notes", "journal/notes/journal", "event", None),
+    ]
 
 
 def test_a_chunk_names_its_source_span_and_kind_in_its_front_matter(vault, notes_dir):
@@ -123,7 +134,8 @@ def test_a_changed_section_updates_only_its_chunk_in_an_edit_commit_with_history
     assert (r.added, r.updated, r.removed) == ([], [rows["Staging"].id], [])
     assert vault.get(rows["Staging"].id).body == "## Staging\n\nStaging mirrors production every hour.\n"
     assert {t: (vault.root / rows[t].path).read_bytes() for t in ("Deploy guide", "Rollback")} == {
-        t: files[t] for t in ("Deploy guide", "Rollback")}
+        t: files[t] for t in ("Deploy guide", "Rollback")
+    }
     assert len(vault.history(rows["Staging"].id)) == 2
 
 
@@ -131,7 +143,9 @@ def test_a_vanished_section_and_a_vanished_file_are_removed(vault, notes_dir):
     vault.ingest([notes_dir])
     rollback = next(r for r in vault.engine.catalog.by_source("notes/guide.md") if r.title == "Rollback")
     story = [x.id for x in vault.engine.catalog.by_source("notes/story.txt")]
-    (notes_dir / "guide.md").write_text(GUIDE.replace("## Rollback\n\nRun the rollback job, then tell the on-call SRE.\n\n", ""))
+    (notes_dir / "guide.md").write_text(
+        GUIDE.replace("## Rollback\n\nRun the rollback job, then tell the on-call SRE.\n\n", "")
+    )
     (notes_dir / "story.txt").unlink()
     r = vault.ingest([notes_dir])
     assert sorted(r.removed) == sorted([rollback.id] + story)
@@ -157,21 +171,33 @@ def test_binary_too_big_and_secret_holding_input_is_skipped_with_its_reason_and_
     (folder / "logo.md").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0")
     with open(folder / "dump.txt", "wb") as f:
         f.truncate(50_000_000)
-    (folder / "ops.md").write_text("# Access\n\nThe token is ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2 + "\n\n# Deploys\n\nOn Tuesdays.\n")
+    (folder / "ops.md").write_text(
+        "# Access\n\nThe token is ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2 + "\n\n# Deploys\n\nOn Tuesdays.\n"
+    )
     r = vault.ingest([folder])
     assert [(w, y.split(" (")[0].split(";")[0]) for w, y in r.skipped] == [
-        ("mixed/dump.txt", "too big"), ("mixed/logo.md", "binary"),
-        ("mixed/ops.md:1-4", "the text contains what looks like a GitHub token")]
+        ("mixed/dump.txt", "too big"),
+        ("mixed/logo.md", "binary"),
+        ("mixed/ops.md:1-4", "the text contains what looks like a GitHub token"),
+    ]
     assert [m.title for m in map(vault.get, r.added)] == ["Deploys"]
-    assert "ghp_" not in subprocess.run(["git", "log", "-p", "--all"], cwd=vault.root, capture_output=True, text=True).stdout
+    assert (
+        "ghp_"
+        not in subprocess.run(["git", "log", "-p", "--all"], cwd=vault.root, capture_output=True, text=True).stdout
+    )
 
 
 def test_a_missing_path_is_one_clear_line_and_changes_nothing(vault, tmp_path):
     before = snapshot(vault.root)
-    run = subprocess.run([sys.executable, "-m", "ihmt_vault", "--vault", str(vault.root), "ingest",
-                          str(tmp_path / "nope")], capture_output=True, text=True)
-    assert (run.returncode, run.stderr.strip().splitlines()) == (2, [f"error: {tmp_path / 'nope'}: no such file or "
-                                                                     f"folder; give a path that exists"])
+    run = subprocess.run(
+        [sys.executable, "-m", "ihmt_vault", "--vault", str(vault.root), "ingest", str(tmp_path / "nope")],
+        capture_output=True,
+        text=True,
+    )
+    assert (run.returncode, run.stderr.strip().splitlines()) == (
+        2,
+        [f"error: {tmp_path / 'nope'}: no such file or folder; give a path that exists"],
+    )
     assert snapshot(vault.root) == before
 
 
@@ -181,8 +207,11 @@ def test_a_path_inside_the_vault_is_refused(vault):
 
 
 def test_the_cli_reports_what_it_did_as_json(vault, notes_dir):
-    run = subprocess.run([sys.executable, "-m", "ihmt_vault", "--vault", str(vault.root), "--json", "ingest",
-                          str(notes_dir)], capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "ihmt_vault", "--vault", str(vault.root), "--json", "ingest", str(notes_dir)],
+        capture_output=True,
+        text=True,
+    )
     report = json.loads(run.stdout)
     assert (report["files"], report["chunks"], len(report["added"]), report["skipped"]) == (4, 8, 8, [])
 
@@ -194,11 +223,12 @@ def test_watching_a_folder_takes_a_changed_file_in(vault, notes_dir):
     def again():
         runs.append(vault.ingest([notes_dir]))
 
-    watcher = threading.Thread(target=watch_sources, args=([notes_dir], again),
-                               kwargs={"debounce": 0.2, "log": lambda s: None, "stop": stop})
+    watcher = threading.Thread(
+        target=watch_sources, args=([notes_dir], again), kwargs={"debounce": 0.2, "log": lambda s: None, "stop": stop}
+    )
     watcher.start()
     try:
-        time.sleep(0.5)   # the observer is scheduled
+        time.sleep(0.5)  # the observer is scheduled
         (notes_dir / "story.txt").write_text(STORY + "\nOne night a ship came.\n")
         deadline = time.monotonic() + 20
         while not any(r.updated for r in runs) and time.monotonic() < deadline:
@@ -249,7 +279,8 @@ def test_code_comes_in_one_memory_per_member_under_its_module(vault, shop):
         ("InventoryService (InventoryService.java)", "class:InventoryService", "5-5"),
         ("InventoryService.field (InventoryService.java)", "field", "6-7"),
         ("InventoryService.reserveStock (InventoryService.java)", "method:reserveStock", "8-15"),
-        ("InventoryService.release (InventoryService.java)", "method:release", "16-19")]
+        ("InventoryService.release (InventoryService.java)", "method:release", "16-19"),
+    ]
     assert {m.folder for m in memories} == {"code/shop/src/inventoryservice"}
     assert {(m.type, m.meta["language"]) for m in memories} == {("code", "java")}
     assert memories[3].meta["header"] == "public class InventoryService {"
@@ -267,4 +298,6 @@ def test_a_query_for_a_method_finds_the_method_not_the_class(vault, shop):
     vault.ingest([shop])
     hit = vault.search("reserveStock soft hold").hits[0]
     assert (hit.title, vault.get(hit.id).meta["symbol"]) == (
-        "InventoryService.reserveStock (InventoryService.java)", "method:reserveStock")
+        "InventoryService.reserveStock (InventoryService.java)",
+        "method:reserveStock",
+    )

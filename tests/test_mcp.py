@@ -4,6 +4,7 @@ Each server is `python -m ihmt_vault mcp --vault PATH` started by the client as 
 exactly as an agent starts it. Starting one costs about a second (the SDK's import), so each test
 starts as few as it can and checks many things on one connection.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -24,19 +25,31 @@ mcp = pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.types import Implementation  # noqa: E402
 
-TOOLS = {"search_memory", "save_memory", "memory_brief", "read_memory", "memory_history", "mark_outdated", "append_memory",
-         "describe_topic",
-         "pin_memory", "archive_memory", "restore_memory"}
+TOOLS = {
+    "search_memory",
+    "save_memory",
+    "memory_brief",
+    "read_memory",
+    "memory_history",
+    "mark_outdated",
+    "append_memory",
+    "describe_topic",
+    "pin_memory",
+    "archive_memory",
+    "restore_memory",
+}
 READ_ONLY = {"search_memory", "memory_brief", "read_memory", "memory_history"}
 
 
 @asynccontextmanager
 async def connect(vault: Path, agent: str = "test-agent", mode: str = "auto"):
     """A client session with `ihmt mcp`; mode "legacy" speaks the initialize handshake, as most agents do."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "ihmt_vault", "mcp", "--vault", str(vault)],
-                                   env=dict(os.environ))
-    async with Client(params, client_info=Implementation(name=agent, version="1.0"), read_timeout_seconds=60,
-                      mode=mode) as c:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "ihmt_vault", "mcp", "--vault", str(vault)], env=dict(os.environ)
+    )
+    async with Client(
+        params, client_info=Implementation(name=agent, version="1.0"), read_timeout_seconds=60, mode=mode
+    ) as c:
         yield c
 
 
@@ -76,13 +89,21 @@ def test_tools_list_is_small_and_every_tool_answers(vault_path):
             for t in listed:
                 assert t.description and len(t.description) < 600, t.name
                 assert t.annotations.read_only_hint is (t.name in READ_ONLY), t.name
-                schema = t.input_schema   # generated titles are dropped: tokens with no meaning
+                schema = t.input_schema  # generated titles are dropped: tokens with no meaning
                 assert "title" not in schema and not any("title" in p for p in schema["properties"].values())
             assert by_name["archive_memory"].annotations.destructive_hint is True
             assert by_name["save_memory"].annotations.destructive_hint is False
             assert by_name["search_memory"].input_schema["required"] == ["query"]
             assert set(by_name["save_memory"].input_schema["properties"]) == {
-                "content", "title", "topic", "date", "tags", "type", "replaces", "vault"}
+                "content",
+                "title",
+                "topic",
+                "date",
+                "tags",
+                "type",
+                "replaces",
+                "vault",
+            }
             assert by_name["read_memory"].input_schema["required"] == ["id_or_path"]
 
             # an empty vault: a brief, and a search that says what to do next
@@ -91,16 +112,29 @@ def test_tools_list_is_small_and_every_tool_answers(vault_path):
             assert text.startswith("NOT FOUND") and "Next:" in text
 
             # saving: where it went, the commit's agent, a correction that outdates the old memory
-            text = await ok(c, "save_memory", content="Staging runs PostgreSQL 15 since March 2024.",
-                            title="Staging runs PostgreSQL 15", topic="work/infrastructure", date="2024-03-12",
-                            tags=["database", "staging"], type="fact")
+            text = await ok(
+                c,
+                "save_memory",
+                content="Staging runs PostgreSQL 15 since March 2024.",
+                title="Staging runs PostgreSQL 15",
+                topic="work/infrastructure",
+                date="2024-03-12",
+                tags=["database", "staging"],
+                type="fact",
+            )
             assert 'Saved "Staging runs PostgreSQL 15" in work/infrastructure/' in text
             old_id = text.split("(id ")[1].split(",")[0]
             log = last_trailers(vault_path)
             assert "Agent: test-agent" in log and "Memory-Op: save" in log
-            text = await ok(c, "save_memory", content="Staging was upgraded from PostgreSQL 15 to 17 on 2026-02-03.",
-                            title="Staging runs PostgreSQL 17", topic="work/infrastructure", date="2026-02-03",
-                            replaces="staging runs PostgreSQL 15")
+            text = await ok(
+                c,
+                "save_memory",
+                content="Staging was upgraded from PostgreSQL 15 to 17 on 2026-02-03.",
+                title="Staging runs PostgreSQL 17",
+                topic="work/infrastructure",
+                date="2026-02-03",
+                replaces="staging runs PostgreSQL 15",
+            )
             assert "Notice for the user: Marked outdated: Staging runs PostgreSQL 15" in text
             new_id = text.split("(id ")[1].split(",")[0]
             assert "Agent: test-agent" in last_trailers(vault_path)
@@ -111,10 +145,22 @@ def test_tools_list_is_small_and_every_tool_answers(vault_path):
             assert new_id in text and old_id in text
 
             # ambiguous: two people with one name
-            await ok(c, "save_memory", content="Luis Chen is Ana's climbing partner at the bouldering gym.",
-                     title="Luis Chen", topic="people", type="person")
-            await ok(c, "save_memory", content="Luis Marín is tienda's database administrator, a contractor.",
-                     title="Luis Marín", topic="people", type="person")
+            await ok(
+                c,
+                "save_memory",
+                content="Luis Chen is Ana's climbing partner at the bouldering gym.",
+                title="Luis Chen",
+                topic="people",
+                type="person",
+            )
+            await ok(
+                c,
+                "save_memory",
+                content="Luis Marín is tienda's database administrator, a contractor.",
+                title="Luis Marín",
+                topic="people",
+                type="person",
+            )
             text = await ok(c, "search_memory", query="Luis")
             assert text.startswith("AMBIGUOUS") and "clue" in text and "Next:" in text and "ids:" in text
             text = await ok(c, "search_memory", query="Luis", clue="climbing")
@@ -126,8 +172,9 @@ def test_tools_list_is_small_and_every_tool_answers(vault_path):
             assert f"OUTDATED: superseded by {new_id}" in text and "Staging runs PostgreSQL 17" in text
             text = await ok(c, "read_memory", id_or_path="work/infrastructure")
             assert "(work/infrastructure/staging-runs-postgresql-17.md)" in text
-            assert await ok(c, "read_memory", id_or_path="work/infrastructure/staging-runs-postgresql-17.md") \
-                == await ok(c, "read_memory", id_or_path=new_id)
+            assert await ok(
+                c, "read_memory", id_or_path="work/infrastructure/staging-runs-postgresql-17.md"
+            ) == await ok(c, "read_memory", id_or_path=new_id)
             text = await ok(c, "read_memory", id_or_path="", level=2)
             assert "[folder /]" in text and "[folder work]" in text and "[folder people]" in text
 
@@ -136,10 +183,11 @@ def test_tools_list_is_small_and_every_tool_answers(vault_path):
             assert "test-agent" in text
 
             # mark_outdated, pin, archive, restore: each one commit by this agent
-            luis_chen = (await ok(c, "search_memory", query="Luis", clue="climbing", detail="full"))
+            luis_chen = await ok(c, "search_memory", query="Luis", clue="climbing", detail="full")
             chen_id = luis_chen.split("id:")[1].split()[0]
-            marin_id = (await ok(c, "search_memory", query="Luis", clue="database",
-                                 detail="full")).split("id:")[1].split()[0]
+            marin_id = (
+                (await ok(c, "search_memory", query="Luis", clue="database", detail="full")).split("id:")[1].split()[0]
+            )
             assert chen_id != marin_id
             text = await ok(c, "mark_outdated", old_id=marin_id, new_id=chen_id)
             assert text.startswith("Marked OUTDATED") and "Memory-Op: outdate" in last_trailers(vault_path)
@@ -173,9 +221,17 @@ def test_tools_list_is_small_and_every_tool_answers(vault_path):
 def test_two_servers_save_at_once_and_see_each_other(vault_path):
     async def scenario():
         async with connect(vault_path, "agent-a") as a, connect(vault_path, "agent-b", mode="legacy") as b:
-            saves = [call(s, "save_memory", content=f"Memory {n} from {name}: the zebrafish{n} protocol.",
-                          title=f"Zebrafish {name} {n}", topic="lab")
-                     for n in range(3) for s, name in ((a, "a"), (b, "b"))]
+            saves = [
+                call(
+                    s,
+                    "save_memory",
+                    content=f"Memory {n} from {name}: the zebrafish{n} protocol.",
+                    title=f"Zebrafish {name} {n}",
+                    topic="lab",
+                )
+                for n in range(3)
+                for s, name in ((a, "a"), (b, "b"))
+            ]
             results = await asyncio.gather(*saves)
             assert all(not error for _, error in results), results
             # each server sees what the other saved, without restarting
@@ -185,8 +241,9 @@ def test_two_servers_save_at_once_and_see_each_other(vault_path):
             assert text.count("Zebrafish") >= 6
             # a memory written by hand (not committed) is noticed too
             (vault_path / "lab" / "hand-written.md").write_text(
-                "---\ntitle: Axolotl tank\n---\nThe axolotl tank is kept at 16 degrees.\n", encoding="utf-8")
-            await asyncio.sleep(1.2)   # refresh_interval: how often a server looks for hand edits
+                "---\ntitle: Axolotl tank\n---\nThe axolotl tank is kept at 16 degrees.\n", encoding="utf-8"
+            )
+            await asyncio.sleep(1.2)  # refresh_interval: how often a server looks for hand edits
             text = await ok(b, "search_memory", query="axolotl tank temperature")
             assert "Axolotl tank" in text
         return True
@@ -214,9 +271,19 @@ def test_brief_command_prints_the_brief_within_budget(vault):
 
 def test_brief_stays_within_2000_tokens_at_any_size(tmp_path):
     v = Vault.init(tmp_path / "big")
-    v.save_many([{"text": f"Fact number {n} about topic{n % 60}: " + "a long first line, " * 20, "title": f"Fact {n}",
-                  "topic": f"t{n % 60}/s{n % 7}", "pinned": n % 3 == 0} for n in range(240)])
+    v.save_many(
+        [
+            {
+                "text": f"Fact number {n} about topic{n % 60}: " + "a long first line, " * 20,
+                "title": f"Fact {n}",
+                "topic": f"t{n % 60}/s{n % 7}",
+                "pinned": n % 3 == 0,
+            }
+            for n in range(240)
+        ]
+    )
     from ihmt_vault.frontends.mcp_server import BRIEF_TOKENS, Tools
+
     text = Tools(v).memory_brief()
     assert len(text) <= BRIEF_TOKENS * 4 and "pinned →]" in text and ("## t59/" in text or "more topics →]" in text)
     v.close()
@@ -243,19 +310,29 @@ def test_agent_name_falls_back_to_mcp_and_is_one_safe_line():
 def test_the_project_and_session_toolsets_answer_over_stdio_when_asked_for(vault_path, tmp_path):
     project = tmp_path / "shop"
     project.mkdir()
-    (project / "retry.py").write_text("def with_retries(call):\n    \"\"\"Call again after a timeout.\"\"\"\n"
-                                      "    return call()\n\n\ndef parse_price(text):\n    return float(text)\n")
-    params = StdioServerParameters(command=sys.executable, cwd=str(project), env=dict(os.environ),
-                                   args=["-m", "ihmt_vault", "mcp", "--vault", str(vault_path),
-                                         "--tools", "memory,project,session"])
+    (project / "retry.py").write_text(
+        'def with_retries(call):\n    """Call again after a timeout."""\n'
+        "    return call()\n\n\ndef parse_price(text):\n    return float(text)\n"
+    )
+    params = StdioServerParameters(
+        command=sys.executable,
+        cwd=str(project),
+        env=dict(os.environ),
+        args=["-m", "ihmt_vault", "mcp", "--vault", str(vault_path), "--tools", "memory,project,session"],
+    )
 
     async def scenario():
         async with Client(params, client_info=Implementation(name="coder", version="1"), read_timeout_seconds=60) as c:
             names = {t.name for t in (await c.list_tools()).tools}
             assert names == TOOLS | {"project_map", "find_code", "read_file", "note", "recall", "digest_output"}
             assert (await ok(c, "project_map", detail="symbols")).split("\n")[1:] == [
-                "retry.py  32 tok  python", "  function:with_retries 1-3", "  function:parse_price 6-7"]
-            assert (await ok(c, "find_code", query="retry after a timeout")).startswith("retry.py:1-3 function:with_retries")
+                "retry.py  32 tok  python",
+                "  function:with_retries 1-3",
+                "  function:parse_price 6-7",
+            ]
+            assert (await ok(c, "find_code", query="retry after a timeout")).startswith(
+                "retry.py:1-3 function:with_retries"
+            )
             assert (await ok(c, "read_file", path="retry.py")).startswith("retry.py (7 lines)\ndef with_retries")
             assert (await ok(c, "read_file", path="retry.py")).startswith("UNCHANGED retry.py")
             assert (await ok(c, "read_file", path="retry.py", session_id="other")).startswith("retry.py (7 lines)")
@@ -272,21 +349,31 @@ def test_the_project_and_session_toolsets_answer_over_stdio_when_asked_for(vault
 def test_an_unknown_toolset_is_one_clear_line(vault_path):
     result = CliRunner().invoke(main, ["mcp", "--vault", str(vault_path), "--tools", "memory,shell"])
     assert result.exit_code == 2 and result.output.strip().endswith(
-        "--tools 'memory,shell': choose among memory, project, session (comma-separated)")
+        "--tools 'memory,shell': choose among memory, project, session (comma-separated)"
+    )
 
 
 def test_nested_entries_are_read_level_by_level_and_appended_to_over_stdio(vault_path):
     async def scenario():
         async with connect(vault_path) as c:
-            text = await ok(c, "save_memory", content="Release steps\n\tBuild\n\t\tmake release\n\tShip\n",
-                            title="Release steps", topic="work")
+            text = await ok(
+                c,
+                "save_memory",
+                content="Release steps\n\tBuild\n\t\tmake release\n\tShip\n",
+                title="Release steps",
+                topic="work",
+            )
             mid = text.split("(id ")[1].split(",")[0]
             assert (await ok(c, "read_memory", id_or_path=mid, level=2)).endswith(
-                "Release steps\n- Build  (1) [+1 →]\n- Ship  (2)\n")
-            assert await ok(c, "append_memory", id=mid, content="Tell the team", under="2") == \
-                f'Appended to "Release steps" ({mid}).'
+                "Release steps\n- Build  (1) [+1 →]\n- Ship  (2)\n"
+            )
+            assert (
+                await ok(c, "append_memory", id=mid, content="Tell the team", under="2")
+                == f'Appended to "Release steps" ({mid}).'
+            )
             assert (await ok(c, "read_memory", id_or_path=mid, level=3)).endswith(
-                "- Ship  (2)\n  - Tell the team  (2.1)\n")
+                "- Ship  (2)\n  - Tell the team  (2.1)\n"
+            )
             assert "Agent: test-agent" in last_trailers(vault_path)
 
     asyncio.run(scenario())

@@ -1,6 +1,7 @@
 """`ihmt mcp` is a long-lived process: when no tool is called for a while, it merges the search
 index (as `ihmt watch` does), never during a call. Tested through a clock the tests move, and the
 function the server's idle timer calls."""
+
 from __future__ import annotations
 
 import threading
@@ -38,11 +39,11 @@ def test_after_a_quiet_spell_following_a_call_the_index_is_merged_once(split):
     tools = Tools(split, clock=clock)
     tools.search_memory("worker restarts")
     clock.now += 29
-    assert (tools.idle_compact(30), split.engine.index.segments() > 1) == (False, True)   # not quiet long enough
+    assert (tools.idle_compact(30), split.engine.index.segments() > 1) == (False, True)  # not quiet long enough
     clock.now += 2
     assert (tools.idle_compact(30), split.engine.index.segments()) == (True, 1)
     clock.now += 100
-    assert tools.idle_compact(30) is False      # nothing was called since: nothing to do
+    assert tools.idle_compact(30) is False  # nothing was called since: nothing to do
 
 
 def test_a_server_nobody_called_yet_does_not_merge(split):
@@ -58,9 +59,10 @@ def test_the_idle_timer_never_merges_during_a_tool_call(split):
     seen = []
 
     def slow_call() -> str:
-        clock.now += 1000                 # the call runs long: the quiet spell is measured from its end
-        seen.append(tools.idle_compact(30))   # the timer's turn comes while the call runs
+        clock.now += 1000  # the call runs long: the quiet spell is measured from its end
+        seen.append(tools.idle_compact(30))  # the timer's turn comes while the call runs
         return "ok"
+
     tools._call(slow_call)
     assert (seen, split.engine.index.segments() > 1) == ([False], True)
     clock.now += 31
@@ -88,7 +90,7 @@ def test_serve_runs_the_idle_timer_on_its_tools_while_serving_and_stops_it_after
         merged.set()
         return True
 
-    def run(server):   # the stdio loop, replaced: the timer must be running meanwhile
+    def run(server):  # the stdio loop, replaced: the timer must be running meanwhile
         seen["during"] = merged.wait(timeout=30)
         seen["timers"] = [t for t in threading.enumerate() if t.name == "ihmt-idle-compact"]
 

@@ -2,6 +2,7 @@
 
 Time is set with the one clock (`clock.frozen`); no test sleeps.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -14,7 +15,7 @@ from conftest import commits, git
 from ihmt_vault import Vault, clock
 
 T0 = "2027-01-10T09:00:00"
-LATER = "2027-03-15T09:00:00"       # 64 days on: past the 30-day grace, weeks idle
+LATER = "2027-03-15T09:00:00"  # 64 days on: past the 30-day grace, weeks idle
 
 
 @pytest.fixture
@@ -23,11 +24,14 @@ def aged(tmp_path):
     with clock.frozen(T0):
         v = Vault.init(tmp_path / "v")
         (v.root / ".ihmt/config.toml").write_text(
-            (v.root / ".ihmt/config.toml").read_text().replace("auto_decay = true", "auto_decay = false"))
+            (v.root / ".ihmt/config.toml").read_text().replace("auto_decay = true", "auto_decay = false")
+        )
         v.close()
         v = Vault.open(tmp_path / "v")
-        ids = [v.save(t, topic="work").id for t in ("The printer is on floor 2.", "Standups are at 9:30.",
-                                                    "The VPN uses WireGuard on port 51820.")]
+        ids = [
+            v.save(t, topic="work").id
+            for t in ("The printer is on floor 2.", "Standups are at 9:30.", "The VPN uses WireGuard on port 51820.")
+        ]
     yield v, ids
     v.close()
 
@@ -64,7 +68,7 @@ def test_recalls_raise_the_weight_and_keep_a_memory_live(aged):
 
 def test_a_memory_younger_than_the_grace_period_never_decays(aged):
     v, _ = aged
-    with clock.frozen("2027-02-05T09:00:00"):     # 26 days old, idle since saved
+    with clock.frozen("2027-02-05T09:00:00"):  # 26 days old, idle since saved
         assert v.decay(dry_run=True).archived == []
 
 
@@ -110,7 +114,7 @@ def test_the_recall_counts_survive_a_rebuild_and_a_lost_cache(aged):
     v, (printer, standup, vpn) = aged
     with clock.frozen("2027-02-01T10:00:00"):
         v.search("which port does the VPN use")
-        v.save("Something else.", topic="misc")      # the counts travel with the next commit
+        v.save("Something else.", topic="misc")  # the counts travel with the next commit
     v.rebuild()
     v.close()
     shutil.rmtree(v.root / ".ihmt/cache")
@@ -131,7 +135,7 @@ def test_two_machines_recalling_different_memories_sync_without_a_conflict(tmp_p
     with Vault.open(tmp_path / "a") as a:
         a.search("where is the printer")
         a.save("A saves something.", topic="misc")
-    monkeypatch.setenv("HOME", str(tmp_path / "home-b"))          # another machine: another stats file
+    monkeypatch.setenv("HOME", str(tmp_path / "home-b"))  # another machine: another stats file
     with Vault.init(tmp_path / "b") as b:
         b.search("which port does the VPN use")
         b.save("B saves something.", topic="misc")
@@ -148,15 +152,20 @@ def test_saving_the_same_text_again_is_a_recall_not_a_second_file(vault):
     first = vault.save("Deploys happen on Tuesdays.", topic="work")
     head = git(vault.root, "rev-parse", "HEAD")
     again = vault.save("deploys happen   on tuesdays.", topic="other")
-    assert again.id == first.id and again.notices == [f"Already remembered as {first.id} ({first.path}); nothing saved."]
+    assert again.id == first.id and again.notices == [
+        f"Already remembered as {first.id} ({first.path}); nothing saved."
+    ]
     assert git(vault.root, "rev-parse", "HEAD") == head
     assert {w.id: w.recalls for w in vault.weights()}[first.id] == 1
 
 
 def test_a_near_duplicate_is_reported_with_its_id(vault):
-    first = vault.save("The staging database runs PostgreSQL 17 on db-staging-2.", title="Staging database", topic="work")
-    second = vault.save("The staging database runs PostgreSQL 17 on db-staging-2 now.", title="Staging database",
-                        topic="work")
+    first = vault.save(
+        "The staging database runs PostgreSQL 17 on db-staging-2.", title="Staging database", topic="work"
+    )
+    second = vault.save(
+        "The staging database runs PostgreSQL 17 on db-staging-2 now.", title="Staging database", topic="work"
+    )
     assert second.id != first.id and second.notices[0].startswith(f"Near-duplicate of {first.id} 'Staging database'")
 
 
@@ -164,7 +173,7 @@ def test_every_decay_run_that_archives_writes_one_line_to_the_operations_log(age
     v, (printer, standup, vpn) = aged
     with clock.frozen(LATER):
         v.decay()
-        v.decay()                       # nothing more to do: no line
+        v.decay()  # nothing more to do: no line
     lines = [l for l in (v.root / "operations.md").read_text().splitlines() if l.startswith("- ")]
     assert len(lines) == 1 and lines[0].startswith("- 2027-03-15 09:00 UTC · decay · archived 3 memories: ")
     assert "operations.md" in git(v.root, "ls-files").splitlines()
@@ -190,7 +199,7 @@ def test_past_max_live_the_lightest_memories_go_first(aged):
         with clock.frozen("2027-02-20T09:00:00"):
             again.search("which port does the VPN use")
             again.search("when are standups")
-        with clock.frozen("2027-02-21T09:00:00"):      # all still above the threshold: the cap decides
+        with clock.frozen("2027-02-21T09:00:00"):  # all still above the threshold: the cap decides
             assert [w.id for w in again.decay(dry_run=True).archived] == [printer]
 
 
@@ -199,21 +208,27 @@ def test_decay_runs_on_its_own_once_a_day_after_a_write_never_during_a_search(tm
         v = Vault.init(tmp_path / "v")
         old = v.save("The printer is on floor 2.", topic="work").id
     with clock.frozen(LATER):
-        v.search("holidays in august")              # a search never decays
+        v.search("holidays in august")  # a search never decays
         assert v.get(old).folder == "work"
-        v.save("Lunch is at noon.", topic="misc")   # the day's first write does
+        v.save("Lunch is at noon.", topic="misc")  # the day's first write does
         assert v.get(old).folder == "archive/work"
         assert commits(v.root)[:2] == ["decay: archived 1 memory", "save: Lunch is at noon."]
-        v.save("Coffee is free.", topic="misc")     # once a day
+        v.save("Coffee is free.", topic="misc")  # once a day
         assert commits(v.root)[0] == "save: Coffee is free."
     v.close()
 
 
 def test_ihmt_now_sets_the_clock_of_the_cli(tmp_path):
     root = tmp_path / "v"
-    env_run = lambda *a: subprocess.run([sys.executable, "-m", "ihmt_vault", *a, "--vault", str(root), "--json"],  # noqa: E731
-                                        capture_output=True, text=True, env={**__import__("os").environ,
-                                                                             "IHMT_NOW": "2030-05-01"})
+
+    def env_run(*a):
+        return subprocess.run(
+            [sys.executable, "-m", "ihmt_vault", *a, "--vault", str(root), "--json"],
+            capture_output=True,
+            text=True,
+            env={**__import__("os").environ, "IHMT_NOW": "2030-05-01"},
+        )
+
     Vault.init(root).close()
     r = env_run("save", "Time travel test.", "--topic", "t")
     assert r.returncode == 0, r.stderr

@@ -1,4 +1,5 @@
 """Several vaults at once: a private vault mounting a team's shared vault."""
+
 import subprocess
 
 import pytest
@@ -30,7 +31,7 @@ def private(tmp_path, team):
 def test_mounting_clones_the_shared_vault_and_records_it_in_one_commit(private, tmp_path):
     assert (tmp_path / "team" / "ops").is_dir()
     assert commits(private.root)[0] == f"mount: team ({tmp_path / 'team'})"
-    assert "[[mount]]\nname = \"team\"" in (private.root / ".ihmt/config.toml").read_text()
+    assert '[[mount]]\nname = "team"' in (private.root / ".ihmt/config.toml").read_text()
     with Vault.open(private.root) as again:
         assert list(again.mounts.declared) == ["team"]
 
@@ -59,8 +60,10 @@ def test_a_save_goes_to_the_private_vault_unless_its_topic_or_the_caller_names_a
     shared = private.save("The on-call rota changes on Mondays.", topic="team/ops")
     named = private.save("Code freeze starts on 20 December.", topic="release", vault="team")
     assert (mine.path, shared.path, named.path) == (
-        "personal/my-standup-notes-go-in-a-paper-notebook.md", "ops/the-on-call-rota-changes-on-mondays.md",
-        "release/code-freeze-starts-on-20-december.md")
+        "personal/my-standup-notes-go-in-a-paper-notebook.md",
+        "ops/the-on-call-rota-changes-on-mondays.md",
+        "release/code-freeze-starts-on-20-december.md",
+    )
     assert shared.notices[0] == "Saved in the mounted vault 'team'."
     assert (tmp_path / "team" / shared.path).is_file() and not (private.root / "team").exists()
 
@@ -104,14 +107,16 @@ def test_an_mcp_server_started_on_the_private_vault_sees_its_mounts(private):
 
     from mcp import Client, StdioServerParameters
 
-    params = StdioServerParameters(command=sys.executable, env=dict(os.environ),
-                                   args=["-m", "ihmt_vault", "mcp", "--vault", str(private.root)])
+    params = StdioServerParameters(
+        command=sys.executable, env=dict(os.environ), args=["-m", "ihmt_vault", "mcp", "--vault", str(private.root)]
+    )
 
     async def scenario():
         async with Client(params, read_timeout_seconds=60) as c:
             found = await c.call_tool("search_memory", {"query": "which day do deploys go out"})
-            saved = await c.call_tool("save_memory", {"content": "Retros are on Fridays.", "vault": "team",
-                                                      "topic": "rituals"})
+            saved = await c.call_tool(
+                "save_memory", {"content": "Retros are on Fridays.", "vault": "team", "topic": "rituals"}
+            )
             return found.content[0].text, saved.content[0].text
 
     found, saved = asyncio.run(scenario())

@@ -1,13 +1,16 @@
 """Nested entries: written with tabs as hmem does, kept as a Markdown nested list, read level by level."""
+
 import pytest
 from conftest import commits
 
 from ihmt_vault.errors import BadInput
 
-CHECKLIST = ("Deploy checklist for the billing service\n"
-             "\tBuild\n\t\tRun make release\n\t\tTag the commit\n"
-             "\tRollout\n\t\tCanary 5% for an hour\n\t\t\tWatch the error rate dashboard\n"
-             "\tRollback\n\t\tRun the rollback job\n")
+CHECKLIST = (
+    "Deploy checklist for the billing service\n"
+    "\tBuild\n\t\tRun make release\n\t\tTag the commit\n"
+    "\tRollout\n\t\tCanary 5% for an hour\n\t\t\tWatch the error rate dashboard\n"
+    "\tRollback\n\t\tRun the rollback job\n"
+)
 
 AS_LIST = """Deploy checklist for the billing service
 
@@ -33,13 +36,14 @@ def test_tab_indented_levels_are_written_as_a_nested_markdown_list(vault, checkl
 
 def test_level_1_is_the_top_line_with_a_hint_of_what_is_below(vault, checklist):
     assert vault.read(checklist.id, 1)[1] == (
-        "Deploy checklist for the billing service\n[+8 →] read at level 2 for the entries\n")
+        "Deploy checklist for the billing service\n[+8 →] read at level 2 for the entries\n"
+    )
 
 
 def test_level_2_shows_the_entries_with_their_paths_and_what_is_cut(vault, checklist):
     assert vault.read(checklist.id, 2)[1] == (
-        "Deploy checklist for the billing service\n"
-        "- Build  (1) [+2 →]\n- Rollout  (2) [+2 →]\n- Rollback  (3) [+1 →]\n")
+        "Deploy checklist for the billing service\n- Build  (1) [+2 →]\n- Rollout  (2) [+2 →]\n- Rollback  (3) [+1 →]\n"
+    )
 
 
 def test_level_3_unfolds_one_more_level(vault, checklist):
@@ -47,7 +51,8 @@ def test_level_3_unfolds_one_more_level(vault, checklist):
         "Deploy checklist for the billing service\n"
         "- Build  (1)\n  - Run make release  (1.1)\n  - Tag the commit  (1.2)\n"
         "- Rollout  (2)\n  - Canary 5% for an hour  (2.1) [+1 →]\n"
-        "- Rollback  (3)\n  - Run the rollback job  (3.1)\n")
+        "- Rollback  (3)\n  - Run the rollback job  (3.1)\n"
+    )
 
 
 def test_append_adds_a_child_in_one_commit_and_keeps_every_other_line(vault, checklist):
@@ -57,8 +62,10 @@ def test_append_adds_a_child_in_one_commit_and_keeps_every_other_line(vault, che
     assert commits(vault.root)[0] == "append: Deploy checklist"
     added = [line for line in after if line not in before and not line.startswith("updated:")]
     assert added == ["    - Page the SRE if errors rise"]
-    assert m.body == AS_LIST.replace("    - Watch the error rate dashboard\n",
-                                     "    - Watch the error rate dashboard\n    - Page the SRE if errors rise\n")
+    assert m.body == AS_LIST.replace(
+        "    - Watch the error rate dashboard\n",
+        "    - Watch the error rate dashboard\n    - Page the SRE if errors rise\n",
+    )
 
 
 def test_append_under_an_entry_that_does_not_exist_is_refused_and_changes_nothing(vault, checklist):
@@ -72,15 +79,17 @@ def test_a_search_hit_on_a_nested_entry_comes_with_its_ancestors_not_the_whole_m
     assert result.hits[0].id == checklist.id
     assert result.hits[0].body == (
         "Deploy checklist for the billing service\n- Rollout  (2)\n  - Canary 5% for an hour\n"
-        "    - Watch the error rate dashboard\n[entry 2.1; read_memory(id, level=5) for the rest]")
+        "    - Watch the error rate dashboard\n[entry 2.1; read_memory(id, level=5) for the rest]"
+    )
 
 
 def test_code_indented_with_tabs_is_not_taken_for_levels(vault):
-    go = "func main() {\n\tfmt.Println(\"hi\")\n}\n"
+    go = 'func main() {\n\tfmt.Println("hi")\n}\n'
     assert vault.save(f"```go\n{go}```", title="Hello in Go", topic="code").body == f"```go\n{go}```\n"
 
 
 def test_a_list_inside_a_code_fence_is_code_not_entries(vault):
-    m = vault.save("Compose file for staging\n\n```yaml\nservices:\n  - web\n  - db\n```\n", title="Staging compose",
-                   topic="work")
+    m = vault.save(
+        "Compose file for staging\n\n```yaml\nservices:\n  - web\n  - db\n```\n", title="Staging compose", topic="work"
+    )
     assert vault.read(m.id, 2)[1] == "Compose file for staging\n\n```yaml\nservices:\n  - web\n  - db\n```\n"

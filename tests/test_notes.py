@@ -1,4 +1,5 @@
 """The memory file format: reading what people write, writing back without disturbing it."""
+
 from ihmt_vault.storage.notes import compose, new_id, parse, slugify, update_front_matter
 
 OBSIDIAN = """---
@@ -19,7 +20,9 @@ DBA, lives in Benidorm.
 def test_obsidian_file_keeps_unknown_keys_comments_and_style_when_keys_are_added():
     # a new key goes after the last key that precedes it in the design's order (id first, status after date)
     out = update_front_matter(OBSIDIAN, {"id": "01abcdefgh", "status": "active"})
-    assert out == """---
+    assert (
+        out
+        == """---
 id: 01abcdefgh
 title: "Luis Marín"
 aliases: [Luis, LM]   # how Ana calls him
@@ -34,11 +37,18 @@ status: active
 
 DBA, lives in Benidorm.
 """
+    )
 
 
 def test_parse_reads_types_explicitly_and_keeps_unknown_keys():
     m = parse(OBSIDIAN, "people/luis-marin.md")
-    assert (m.title, m.date, m.tags, m.status, m.type) == ("Luis Marín", "2024-05-02", ["people", "dba"], "active", "note")
+    assert (m.title, m.date, m.tags, m.status, m.type) == (
+        "Luis Marín",
+        "2024-05-02",
+        ["people", "dba"],
+        "active",
+        "note",
+    )
     assert m.meta["aliases"] == ["Luis", "LM"] and m.meta["cssclasses"] == "wide"
     assert m.missing == ("id", "created")
 
@@ -65,14 +75,31 @@ def test_bom_and_crlf_survive_an_edit():
 def test_ids_and_numbers_are_strings_and_yaml_1_1_values_are_not_reinterpreted_on_rewrite():
     text = "---\nid: '0123'\nversion: 1.10\nflag: no\n---\nx\n"
     assert parse(text, "a.md").id == "0123"
-    assert update_front_matter(text, {"status": "active"}) == "---\nid: '0123'\nstatus: active\nversion: 1.10\nflag: no\n---\nx\n"
+    assert (
+        update_front_matter(text, {"status": "active"})
+        == "---\nid: '0123'\nstatus: active\nversion: 1.10\nflag: no\n---\nx\n"
+    )
 
 
 def test_compose_writes_the_design_key_order_with_plain_dates():
-    text = compose({"source": "codex", "id": "01abcdefgh", "title": "Staging runs PostgreSQL 17", "type": "fact",
-                    "date": "2026-02-03", "created": "2026-11-30T10:12:03Z", "tags": ["database", "staging"],
-                    "status": "active", "pinned": False, "mood": "ok"}, "Staging moved.")
-    assert text == """---
+    text = compose(
+        {
+            "source": "codex",
+            "id": "01abcdefgh",
+            "title": "Staging runs PostgreSQL 17",
+            "type": "fact",
+            "date": "2026-02-03",
+            "created": "2026-11-30T10:12:03Z",
+            "tags": ["database", "staging"],
+            "status": "active",
+            "pinned": False,
+            "mood": "ok",
+        },
+        "Staging moved.",
+    )
+    assert (
+        text
+        == """---
 id: 01abcdefgh
 title: Staging runs PostgreSQL 17
 type: fact
@@ -86,6 +113,7 @@ mood: ok
 ---
 Staging moved.
 """
+    )
 
 
 def test_ids_are_unique_and_sort_by_creation_time():

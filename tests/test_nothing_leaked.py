@@ -3,6 +3,7 @@
 The secret detector itself (shapes, false positives) is specified in tests/test_sensitive.py; the
 site's sanitising in tests/test_site_safety.py; purge in tests/test_purge.py. Here: every way in.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -14,7 +15,7 @@ from conftest import git
 
 from ihmt_vault import SecretRefused, Vault
 
-TOKEN = "ghp_" + "R8vQ2kLm9XzT4wYb7NcJ1pHd6sFg3aEu5iKo"          # a GitHub token's shape, random
+TOKEN = "ghp_" + "R8vQ2kLm9XzT4wYb7NcJ1pHd6sFg3aEu5iKo"  # a GitHub token's shape, random
 HAND_FILE = f"---\ntitle: CI access\n---\nThe CI pushes with {TOKEN} every night.\n"
 
 
@@ -31,9 +32,11 @@ def test_watch_once_leaves_a_hand_written_secret_uncommitted_and_says_what_to_do
     (vault.root / "ops/ci.md").write_text(HAND_FILE)
     r = ihmt("watch", "--once", "--vault", str(vault.root))
     assert r.returncode == 0
-    assert r.stderr == ("skipped ops/ci.md: contains what looks like a GitHub token (detect-secrets: "
-                        "GitHubTokenDetector); it was not committed nor indexed: remove it from the file (keep a "
-                        "pointer such as 'in 1Password')\n")
+    assert r.stderr == (
+        "skipped ops/ci.md: contains what looks like a GitHub token (detect-secrets: "
+        "GitHubTokenDetector); it was not committed nor indexed: remove it from the file (keep a "
+        "pointer such as 'in 1Password')\n"
+    )
     assert "ops/ci.md" not in tracked(vault.root) and (vault.root / "ops/ci.md").read_text() == HAND_FILE
     assert vault.search("CI pushes every night").status == "not_found"
 
@@ -51,7 +54,9 @@ def test_doctor_reports_a_hand_written_secret_and_repair_never_commits_it(vault)
     (vault.root / "ops").mkdir()
     (vault.root / "ops/ci.md").write_text(HAND_FILE)
     problems = vault.doctor(repair=True)
-    assert [(p.kind, p.path, p.repairable) for p in problems if p.path == "ops/ci.md"] == [("secret", "ops/ci.md", False)]
+    assert [(p.kind, p.path, p.repairable) for p in problems if p.path == "ops/ci.md"] == [
+        ("secret", "ops/ci.md", False)
+    ]
     assert "ops/ci.md" not in tracked(vault.root)
     assert TOKEN not in git(vault.root, "log", "-p", "--all")
 
@@ -93,8 +98,9 @@ def test_init_on_a_fresh_clone_installs_the_hooks(tmp_path):
 
 
 def test_a_key_that_got_in_never_becomes_a_keyword_of_a_summary(vault):
-    vault.save("The AWS docs use the example secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY in every sample.",
-               topic="aws")
+    vault.save(
+        "The AWS docs use the example secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY in every sample.", topic="aws"
+    )
     for summary in (vault.root / "index.md", vault.root / "aws/index.md"):
         head = summary.read_text().split("\n---\n")[0].lower()
         assert "examplekey" not in head and "wjalrxutnfemi" not in head

@@ -4,6 +4,7 @@ One test per class of failure an adversarial run found (reserved names, a person
 save, lost updates, undo of someone else's operation, imports cut short or run twice, journals that
 cannot be replayed, long file names, hostile settings, interrupted merges, bad import lines).
 """
+
 from __future__ import annotations
 
 import json
@@ -42,19 +43,24 @@ def test_a_save_during_a_persons_git_commit_lands_and_their_index_keeps_the_memo
     (vault.root / "mine.txt").write_text("a file of the person's\n")
     git(vault.root, "add", "mine.txt")
     editor = f"{sys.executable} -c \"import sys, time; time.sleep(1.5); open(sys.argv[1], 'w').write('by hand')\""
-    person = subprocess.Popen(["git", "-c", "user.name=P", "-c", "user.email=p@example.com", "commit", "-q"],
-                              cwd=vault.root, env={**os.environ, "GIT_EDITOR": editor},
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120      # a hang guard: a loaded machine starts git slowly
+    person = subprocess.Popen(
+        ["git", "-c", "user.name=P", "-c", "user.email=p@example.com", "commit", "-q"],
+        cwd=vault.root,
+        env={**os.environ, "GIT_EDITOR": editor},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120  # a hang guard: a loaded machine starts git slowly
     while not (vault.root / ".git/index.lock").exists() and person.poll() is None:
         assert time.monotonic() < deadline, "git commit never took .git/index.lock"
         time.sleep(0.02)
     saved = ihmt("save", "Staging runs PostgreSQL 17.", "--topic", "work", "--vault", str(vault.root))
     _, person_err = person.communicate()
     assert (saved.returncode, saved.stderr) == (0, "")
-    if person.returncode == 0:   # their commit landed first, ours on top of it
+    if person.returncode == 0:  # their commit landed first, ours on top of it
         assert commits(vault.root)[:2] == ["save: Staging runs PostgreSQL 17.", "by hand"]
-    else:                        # or git refused theirs, in its own words; their change stays staged
+    else:  # or git refused theirs, in its own words; their change stays staged
         assert "cannot lock ref 'HEAD'" in person_err, person_err
         assert commits(vault.root)[0] == "save: Staging runs PostgreSQL 17."
         git(vault.root, "commit", "-q", "-m", "by hand")
@@ -108,9 +114,11 @@ def test_undo_of_another_agents_operation_needs_force(vault):
     vault.save("Saved by an agent.", topic="t", source="claude-code")
     with pytest.raises(BadInput) as e:
         vault.undo()
-    assert str(e.value) == ("nothing of ihmt's to undo; the last operation "
-                            f"({git(vault.root, 'rev-parse', 'HEAD').strip()[:10]} 'save: Saved by an agent.') was made "
-                            "by claude-code: undo it with --force, or name it with --commit")
+    assert str(e.value) == (
+        "nothing of ihmt's to undo; the last operation "
+        f"({git(vault.root, 'rev-parse', 'HEAD').strip()[:10]} 'save: Saved by an agent.') was made "
+        "by claude-code: undo it with --force, or name it with --commit"
+    )
     assert vault.undo(force=True).subject == "save: Saved by an agent."
 
 
@@ -128,8 +136,9 @@ def test_undo_refuses_when_someone_changed_the_files_since(vault):
 # -- 6. imports: all or none, and never twice --------------------------------------------------------
 def test_the_same_import_twice_adds_nothing(vault, tmp_path):
     file = tmp_path / "m.jsonl"
-    file.write_text("".join(json.dumps({"text": f"Imported fact number {i}.", "topic": "imp"}) + "\n"
-                            for i in range(5)))
+    file.write_text(
+        "".join(json.dumps({"text": f"Imported fact number {i}.", "topic": "imp"}) + "\n" for i in range(5))
+    )
     first = vault.import_file(file).memories
     head = git(vault.root, "rev-parse", "HEAD")
     again = vault.import_file(file).memories
@@ -138,8 +147,13 @@ def test_the_same_import_twice_adds_nothing(vault, tmp_path):
 
 
 def test_an_import_holding_a_line_twice_saves_it_once(vault):
-    ms = vault.save_many([{"text": "Same line.", "topic": "t"}, {"text": "same   LINE.", "topic": "t"},
-                          {"text": "Other line.", "topic": "t"}])
+    ms = vault.save_many(
+        [
+            {"text": "Same line.", "topic": "t"},
+            {"text": "same   LINE.", "topic": "t"},
+            {"text": "Other line.", "topic": "t"},
+        ]
+    )
     assert ms[0].id == ms[1].id != ms[2].id
     assert commits(vault.root)[0] == "import: 2 memories (1 already there)"
 
@@ -150,8 +164,11 @@ def test_an_import_cut_short_by_a_crash_is_rolled_back_on_the_next_write(vault):
         (vault.root / "imp").mkdir(exist_ok=True)
         (vault.root / f"imp/half-{i}.md").write_text(f"---\nid: 0000000000ab{i}\ntitle: Half {i}\n---\nHalf {i}.\n")
     journal = vault.root / ".ihmt/cache/journal.jsonl"
-    journal.write_text(json.dumps({"op": "import", "subject": "import: 10 memories", "agent": "ihmt"}) + "\n" +
-                       "".join(json.dumps({"path": f"imp/half-{i}.md"}) + "\n" for i in range(3)))
+    journal.write_text(
+        json.dumps({"op": "import", "subject": "import: 10 memories", "agent": "ihmt"})
+        + "\n"
+        + "".join(json.dumps({"path": f"imp/half-{i}.md"}) + "\n" for i in range(3))
+    )
     vault.save("After the crash.", topic="t")
     assert not (vault.root / "imp").exists() and not journal.exists()
     assert commits(vault.root)[0] == "save: After the crash." and vault.doctor() == []
@@ -159,20 +176,28 @@ def test_an_import_cut_short_by_a_crash_is_rolled_back_on_the_next_write(vault):
 
 def test_an_import_reports_each_refused_line_and_saves_the_rest(vault, tmp_path):
     file = tmp_path / "m.jsonl"
-    file.write_text(json.dumps({"text": "The staging DB is db-staging-2.", "topic": "imp"}) + "\n" +
-                    json.dumps({"text": "Connect with postgres://app:Xk9#mQ2vLp7@db:5432/shop", "topic": "imp"}) + "\n" +
-                    json.dumps({"text": "", "topic": "imp"}) + "\n")
+    file.write_text(
+        json.dumps({"text": "The staging DB is db-staging-2.", "topic": "imp"})
+        + "\n"
+        + json.dumps({"text": "Connect with postgres://app:Xk9#mQ2vLp7@db:5432/shop", "topic": "imp"})
+        + "\n"
+        + json.dumps({"text": "", "topic": "imp"})
+        + "\n"
+    )
     r = vault.import_file(file)
     assert [m.title for m in r.memories] == ["The staging DB is db-staging-2."]
     assert [x.split(";")[0] for x in r.refused] == [
         "line 2: the text contains what looks like a password in a URL",
-        "line 3: the memory text is empty"]
+        "line 3: the memory text is empty",
+    ]
     assert "Xk9#mQ2vLp7" not in " ".join(r.refused)
 
 
 def test_a_strict_import_refuses_the_whole_file(vault, tmp_path):
     file = tmp_path / "m.jsonl"
-    file.write_text(json.dumps({"text": "Fine.", "topic": "imp"}) + "\n" + json.dumps({"text": "", "topic": "imp"}) + "\n")
+    file.write_text(
+        json.dumps({"text": "Fine.", "topic": "imp"}) + "\n" + json.dumps({"text": "", "topic": "imp"}) + "\n"
+    )
     head = git(vault.root, "rev-parse", "HEAD")
     with pytest.raises(BadInput) as e:
         vault.import_file(file, strict=True)
@@ -243,7 +268,7 @@ def test_an_import_line_that_supersedes_itself_is_refused(vault):
 def test_doctor_breaks_a_loop_of_corrections_keeping_the_newest(vault):
     a = vault.save("Office in Madrid.", topic="work", date="2024-01-01")
     b = vault.save("Office in Valencia.", topic="work", date="2025-01-01")
-    for m, other in ((a, b), (b, a)):   # each claims to correct the other, by hand
+    for m, other in ((a, b), (b, a)):  # each claims to correct the other, by hand
         file = vault.root / m.path
         file.write_text(notes.update_front_matter(file.read_text(), {"supersedes": [other.id]}))
     vault.reconcile(None)
@@ -251,7 +276,11 @@ def test_doctor_breaks_a_loop_of_corrections_keeping_the_newest(vault):
     vault.doctor(repair=True)
     assert vault.doctor() == []
     assert (vault.get(b.id).status, vault.get(b.id).supersedes) == ("active", [a.id])
-    assert (vault.get(a.id).status, vault.get(a.id).superseded_by, vault.get(a.id).supersedes) == ("outdated", [b.id], [])
+    assert (vault.get(a.id).status, vault.get(a.id).superseded_by, vault.get(a.id).supersedes) == (
+        "outdated",
+        [b.id],
+        [],
+    )
 
 
 def test_doctor_gives_an_id_that_is_a_list_a_real_one(vault):
@@ -281,8 +310,15 @@ def test_two_syncs_at_once_take_turns(tmp_path):
     a, b = _two_clones(tmp_path)
     with Vault.open(a) as v:
         v.save("Saved on machine A.", topic="t")
-    procs = [subprocess.Popen([sys.executable, "-m", "ihmt_vault", "sync", "--vault", str(a)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "ihmt_vault", "sync", "--vault", str(a)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     results = [p.communicate() + (p.returncode,) for p in procs]
     assert [(rc, err) for _, err, rc in results] == [(0, ""), (0, "")]
 
@@ -296,12 +332,12 @@ def test_an_interrupted_sync_merge_is_finished_by_doctor(tmp_path):
         v.save("Saved on machine B.", topic="u")
     git(b, "fetch", "-q", "origin")
     git(b, "-c", "merge.ihmt-summary.driver=true", "merge", "-q", "--no-ff", "--no-commit", "origin/master")
-    assert (b / ".git/MERGE_HEAD").exists()   # as a kill -9 during the merge leaves it
+    assert (b / ".git/MERGE_HEAD").exists()  # as a kill -9 during the merge leaves it
     r = ihmt("doctor", "--vault", str(b))
     assert "merge" in r.stdout and "interrupted" in r.stdout
     assert ihmt("doctor", "--repair", "--vault", str(b)).returncode == 0
     assert not (b / ".git/MERGE_HEAD").exists()
-    assert len(git(b, "rev-list", "--parents", "-n", "1", "HEAD").split()) == 3   # a merge commit
+    assert len(git(b, "rev-list", "--parents", "-n", "1", "HEAD").split()) == 3  # a merge commit
     assert ihmt("sync", "--vault", str(b)).returncode == 0
     with Vault.open(b) as v:
         assert sorted(m["title"] for m in v.memories()) == ["Saved on machine A.", "Saved on machine B."]
@@ -387,4 +423,4 @@ def test_attachments_and_obsidian_settings_are_committed_its_workspace_is_not(va
     (vault.root / ".obsidian/workspace.json").write_text('{"active": "x"}\n')
     vault.reconcile(None)
     assert {"work/diagram.png", ".obsidian/app.json"} <= set(git(vault.root, "ls-files").splitlines())
-    assert git(vault.root, "status", "--porcelain") == ""   # workspace.json is ignored
+    assert git(vault.root, "status", "--porcelain") == ""  # workspace.json is ignored

@@ -1,4 +1,5 @@
 """The extension door: importers, chunkers and rankers come in through pluggy hooks, built-ins too."""
+
 import json
 
 from ihmt_vault import Vault
@@ -40,7 +41,7 @@ def test_the_markdown_chunker_cuts_at_headings_and_joins_back_byte_for_byte():
     chunks = plugins.chunkers_by_name()["markdown"].chunk(MARKDOWN)
     assert "".join(c.text for c in chunks) == MARKDOWN
     assert [c.heading for c in chunks] == ["Setup", "Usage", "Notes"]
-    assert chunks[0].text.startswith("---\ntags: [demo]\n---\n# Setup") and "print(\"hi\")\n```\n" in chunks[0].text
+    assert chunks[0].text.startswith("---\ntags: [demo]\n---\n# Setup") and 'print("hi")\n```\n' in chunks[0].text
     assert [(c.first_line, c.last_line) for c in chunks] == [(1, 12), (13, 21), (22, 23)]
 
 

@@ -1,4 +1,5 @@
 """The project tools: a map of the project, and only the symbols that answer."""
+
 import os
 
 import pytest
@@ -46,12 +47,12 @@ def parse_price(text):
     return float(text.strip("$"))
 '''
 
-TEST_RETRY = '''from shop.retry import with_retries
+TEST_RETRY = """from shop.retry import with_retries
 
 
 def test_with_retries_gives_up_after_a_timeout():
     assert with_retries
-'''
+"""
 
 
 @pytest.fixture
@@ -69,29 +70,42 @@ def shop(tmp_path):
 def test_the_map_lists_every_file_with_its_size_in_tokens(shop):
     assert Project(shop).map().split("\n") == [
         "shop/ — 4 files, about 265 tokens to read whole",
-        "README.md  2 tok", "src/InventoryService.java  151 tok  java", "src/retry.py  84 tok  python",
-        "tests/test_retry.py  28 tok  python"]
+        "README.md  2 tok",
+        "src/InventoryService.java  151 tok  java",
+        "src/retry.py  84 tok  python",
+        "tests/test_retry.py  28 tok  python",
+    ]
 
 
 def test_the_map_with_symbols_gives_each_function_and_method_its_lines(shop):
     text = Project(shop).map("symbols", subpath="src")
     assert text.split("\n")[1:] == [
-        "src/InventoryService.java  151 tok  java", "  class:InventoryService 6-7", "  field 8-8",
-        "  method:reserveStock 10-16", "  method:release 18-21",
-        "src/retry.py  84 tok  python", "  function:with_retries 4-11", "  function:parse_price 14-15"]
+        "src/InventoryService.java  151 tok  java",
+        "  class:InventoryService 6-7",
+        "  field 8-8",
+        "  method:reserveStock 10-16",
+        "  method:release 18-21",
+        "src/retry.py  84 tok  python",
+        "  function:with_retries 4-11",
+        "  function:parse_price 14-15",
+    ]
 
 
 def test_find_code_answers_with_the_method_not_the_file(shop):
     found = Project(shop).find("reserveStock soft hold")
     assert found.status == "found"
-    assert found.text.startswith("src/InventoryService.java:10-16 method:reserveStock  (in public class InventoryService {)")
+    assert found.text.startswith(
+        "src/InventoryService.java:10-16 method:reserveStock  (in public class InventoryService {)"
+    )
     assert "public void release" not in found.text
 
 
 def test_find_code_demotes_tests_unless_asked_for_them(shop):
     assert Project(shop).find("retries timeout").hits[0][1].name == "function:with_retries"
-    assert Project(shop).find("retries timeout", scope="test").hits[0][1].name == \
-        "function:test_with_retries_gives_up_after_a_timeout"
+    assert (
+        Project(shop).find("retries timeout", scope="test").hits[0][1].name
+        == "function:test_with_retries_gives_up_after_a_timeout"
+    )
 
 
 def test_find_code_says_ambiguous_when_two_symbols_tie(tmp_path):
@@ -108,7 +122,9 @@ def test_the_index_lives_beside_the_vault_and_is_never_stale(shop, isolated_home
     assert p.file.parent == index_dir(shop.resolve()) and p.file.is_relative_to(isolated_home / ".ihmt" / "projects")
     (shop / "src" / "retry.py").write_text(RETRY.replace("def parse_price(text)", "def parse_amount(text)"))
     assert [s.name for s in Project(shop).sync().entries["src/retry.py"].symbols] == [
-        "function:with_retries", "function:parse_amount"]
+        "function:with_retries",
+        "function:parse_amount",
+    ]
 
 
 def test_a_file_touched_but_not_changed_is_not_cut_again(shop):

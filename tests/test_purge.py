@@ -5,6 +5,7 @@ could reach — each way the text used to survive, one test — and says so with
 (reachable or not: `git cat-file --batch-all-objects --batch`), every other file under `.git`, and
 every file of the vault folder (caches included), searched case-insensitively for the needles.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,8 @@ from ihmt_vault.ops import purge as purging
 
 TITLE = "Spare key"
 TEXT = "Grandma keeps the spare key under the blue Quokka statue in Zanzibar street."
-NEEDLES = ("quokka", "zanzibar", "spare key", "spare-key")   # none of them may be found after the purge
-WHOLE = "grandma keeps the spare key"                        # found only where a whole version survives
+NEEDLES = ("quokka", "zanzibar", "spare key", "spare-key")  # none of them may be found after the purge
+WHOLE = "grandma keeps the spare key"  # found only where a whole version survives
 OTHER = "The office is at Calle Mayor 5."
 YES = lambda n: True  # noqa: E731  (confirm every purge)
 
@@ -31,8 +32,9 @@ YES = lambda n: True  # noqa: E731  (confirm every purge)
 def traces(root: Path, *needles: str) -> list[str]:
     """Where any needle is found, lower-cased: git objects, other files under .git, the folder's files."""
     needles = needles or NEEDLES
-    objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=root,
-                             capture_output=True, check=True).stdout.lower()
+    objects = subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=root, capture_output=True, check=True
+    ).stdout.lower()
     found = [f"git objects: {n}" for n in needles if n.encode() in objects]
     for file in sorted(p for p in root.rglob("*") if p.is_file()):
         rel = file.relative_to(root).as_posix()
@@ -56,14 +58,14 @@ def purge(v: Vault, id_: str, route: str = WHOLE) -> purging.PurgeReport:
 def test_a_version_committed_by_hand_before_it_had_an_id_is_purged_too(vault):
     note = vault.root / "home/spare-key.md"
     note.parent.mkdir()
-    note.write_text(TEXT + "\n")                       # no front matter: no id yet
+    note.write_text(TEXT + "\n")  # no front matter: no id yet
     git(vault.root, "add", "home/spare-key.md")
     git(vault.root, "commit", "-q", "-m", "a note written by hand")
-    vault.doctor(repair=True)                          # gives it an id, title and created
+    vault.doctor(repair=True)  # gives it an id, title and created
     m = vault.get("home/spare-key.md")
     assert m.id and "id:" not in git(vault.root, "show", "HEAD~1:home/spare-key.md")
     purge(vault, m.id)
-    assert commits(vault.root)[-2] == "a note written by hand"   # the person's commit stays, emptied
+    assert commits(vault.root)[-2] == "a note written by hand"  # the person's commit stays, emptied
 
 
 @pytest.mark.parametrize("layout", ["byte-order mark", "comment after the id"])
@@ -76,7 +78,7 @@ def test_a_version_saved_with_a_byte_order_mark_or_a_comment_after_its_id_is_pur
     else:
         text = text.replace(f"id: {m.id}\n", f"id: {m.id}  # keep this id\n")
     file.write_text(text, encoding="utf-8")
-    vault.reconcile()                                  # committed as the person's edit
+    vault.reconcile()  # committed as the person's edit
     assert "big blue Quokka" in git(vault.root, "show", f"HEAD:{m.path}")
     purge(vault, m.id, route="big blue quokka")
 
@@ -84,8 +86,10 @@ def test_a_version_saved_with_a_byte_order_mark_or_a_comment_after_its_id_is_pur
 def test_a_conflict_copy_goes_with_the_memory_it_is_a_copy_of(vault):
     m = vault.save(TEXT, title=TITLE, topic="home")
     copy = vault.root / "home/spare-key-conflict-copy.md"
-    copy.write_text(f"---\nid: 1zzzzzzzzzzzz\ntitle: {TITLE} (conflict copy)\nconflict_of: {m.id}\n---\n"
-                    f"{TEXT} Behind the gate.\n", encoding="utf-8")
+    copy.write_text(
+        f"---\nid: 1zzzzzzzzzzzz\ntitle: {TITLE} (conflict copy)\nconflict_of: {m.id}\n---\n{TEXT} Behind the gate.\n",
+        encoding="utf-8",
+    )
     vault.reconcile()
     report = purge(vault, m.id, route="behind the gate")
     assert report.removed == ["home/spare-key-conflict-copy.md", "home/spare-key.md"]
@@ -96,7 +100,7 @@ def test_a_conflict_copy_goes_with_the_memory_it_is_a_copy_of(vault):
 
 def test_a_copy_of_its_text_kept_by_hand_under_another_name_is_found_by_content(vault):
     m = vault.save(TEXT, title=TITLE, topic="home")
-    (vault.root / "notes-backup.txt").write_text(f"{TEXT}\n")        # no front matter, not a memory path
+    (vault.root / "notes-backup.txt").write_text(f"{TEXT}\n")  # no front matter, not a memory path
     git(vault.root, "add", "notes-backup.txt")
     git(vault.root, "commit", "-q", "-m", "a backup")
     git(vault.root, "rm", "-q", "notes-backup.txt")
@@ -104,7 +108,7 @@ def test_a_copy_of_its_text_kept_by_hand_under_another_name_is_found_by_content(
     copy = git(vault.root, "rev-parse", "HEAD~1:notes-backup.txt").strip()
     purge(vault, m.id)
     tombs = json.loads((vault.root / ".ihmt/purged.json").read_text())["purged"]
-    assert copy in tombs[0]["blobs"]                                   # sync will refuse it too
+    assert copy in tombs[0]["blobs"]  # sync will refuse it too
     assert git(vault.root, "status", "--porcelain") == ""
 
 
@@ -114,11 +118,12 @@ def test_the_keywords_it_gave_summaries_are_scrubbed_even_lower_cased(vault):
     summary = (vault.root / "home/index.md").read_text()
     assert "quokka" in summary.split("---")[1] and "quokka" not in summary.split("---", 2)[2]  # keywords only
     purge(vault, m.id, route="quokka")
-    assert "calle" in (vault.root / "home/index.md").read_text()   # the other memory's keywords stay
+    assert "calle" in (vault.root / "home/index.md").read_text()  # the other memory's keywords stay
 
 
 def test_the_site_output_and_staging_are_cleared(vault):
     from ihmt_vault.frontends.site import build_site
+
     m = vault.save(TEXT, title=TITLE, topic="home")
     build_site(vault)
     cache = vault.root / ".ihmt/cache"
@@ -171,7 +176,7 @@ def test_an_interrupted_purge_is_reported_by_doctor_and_finished_by_repair(vault
     assert [(p.kind, p.path, p.repairable) for p in v.doctor()] == [("purge", f".ihmt/cache/purge/{id_}.json", True)]
     v.doctor(repair=True)
     assert v.doctor() == [] and traces(vault.root) == []
-    assert commits(vault.root)[0] == f"forget: purged memory {id_}"   # no second deletion commit
+    assert commits(vault.root)[0] == f"forget: purged memory {id_}"  # no second deletion commit
 
 
 def test_an_interrupted_purge_is_finished_by_purging_it_again(vault):
@@ -208,15 +213,15 @@ def test_a_sync_with_a_remote_that_still_holds_the_purged_memory_does_not_bring_
     message = str(refused.value)
     assert f"origin/master still holds memory {id_}, which was purged here: nothing was merged or pushed" in message
     assert f"run 'ihmt forget {id_} --purge' in it before its next sync" in message
-    assert traces(a.root) == [] and not (a.root / "home/spare-key.md").exists()   # nothing came back, not even objects
-    assert traces(remote) != []                                                   # nothing was pushed either
+    assert traces(a.root) == [] and not (a.root / "home/spare-key.md").exists()  # nothing came back, not even objects
+    assert traces(remote) != []  # nothing was pushed either
     push = message.split("overwrite it with '")[1].split("'")[0]
     assert push.startswith("git push --force-with-lease=master:")
     subprocess.run(push.split(), cwd=a.root, check=True, capture_output=True)
-    git(remote, "gc", "-q", "--prune=now")                                        # the host's own clean-up
+    git(remote, "gc", "-q", "--prune=now")  # the host's own clean-up
     assert traces(remote) == []
     with pytest.raises(VaultError, match=rf"run 'ihmt forget {id_} --purge' here \(or re-clone from origin\)"):
-        b.sync()                                                                  # B still holds it
+        b.sync()  # B still holds it
     assert traces(remote) == []
     purge(b, id_)
     b.sync()
@@ -233,6 +238,6 @@ def test_a_purged_memory_put_back_by_hand_is_not_synced(machines):
     kept = file.read_bytes()
     a.forget(id_, purge=True, confirm=YES)
     file.parent.mkdir(exist_ok=True)
-    file.write_bytes(kept)                                                        # restored from a backup
+    file.write_bytes(kept)  # restored from a backup
     with pytest.raises(VaultError, match=rf"home/spare-key.md: is memory {id_}, which was purged"):
         a.sync()

@@ -1,4 +1,5 @@
 """A write cut short by a crash is completed by the next write or by `doctor --repair`."""
+
 import json
 import signal
 import subprocess
@@ -13,10 +14,16 @@ from ihmt_vault import Vault
 def test_interrupted_save_is_completed_by_doctor_repair(vault):
     # What a kill -9 after the file write and before the commit leaves behind.
     (vault.root / "work").mkdir()
-    (vault.root / "work/half-saved.md").write_text("---\nid: 01abcdefgh\ntitle: Half saved\ncreated: 2026-01-01T00:00:00Z\n---\nBody.\n")
+    (vault.root / "work/half-saved.md").write_text(
+        "---\nid: 01abcdefgh\ntitle: Half saved\ncreated: 2026-01-01T00:00:00Z\n---\nBody.\n"
+    )
     journal = vault.root / ".ihmt/cache/journal.jsonl"
-    journal.write_text(json.dumps({"op": "save", "subject": "save: Half saved", "agent": "codex"}) + "\n"
-                       + json.dumps({"path": "work/half-saved.md"}) + "\n")
+    journal.write_text(
+        json.dumps({"op": "save", "subject": "save: Half saved", "agent": "codex"})
+        + "\n"
+        + json.dumps({"path": "work/half-saved.md"})
+        + "\n"
+    )
     assert [p.kind for p in vault.doctor()][:1] == ["interrupted"]
     vault.doctor(repair=True)
     # finishing the interrupted save fixed everything else it found, so repair needed no commit of its own
@@ -31,7 +38,8 @@ def test_the_next_save_completes_an_interrupted_one_first(vault):
     (vault.root / "a").mkdir()
     (vault.root / "a/lost.md").write_text("---\nid: 01lostlost\ntitle: Lost\ncreated: 2026-01-01T00:00:00Z\n---\nx\n")
     (vault.root / ".ihmt/cache/journal.jsonl").write_text(
-        '{"op": "save", "subject": "save: Lost", "agent": "ihmt"}\n{"path": "a/lost.md"}\n')
+        '{"op": "save", "subject": "save: Lost", "agent": "ihmt"}\n{"path": "a/lost.md"}\n'
+    )
     vault.save("Next one.", topic="a")
     assert commits(vault.root)[:2] == ["save: Next one.", "save: Lost"]
     assert git(vault.root, "status", "--porcelain") == ""
@@ -63,6 +71,7 @@ def test_deleted_cache_is_rebuilt_and_nothing_is_lost(vault):
     m = vault.save("Espresso: 18 g in, 36 g out.", topic="coffee")
     vault.close()
     import shutil
+
     shutil.rmtree(vault.root / ".ihmt/cache")
     with Vault.open(vault.root) as v:
         assert v.get(m.id).title == "Espresso: 18 g in, 36 g out."
@@ -71,7 +80,7 @@ def test_deleted_cache_is_rebuilt_and_nothing_is_lost(vault):
 
 def test_a_damaged_private_git_index_is_rebuilt_from_head(vault):
     vault.save("Before the damage.", topic="t")
-    (vault.repo.git_dir / "ihmt-index").write_bytes(b"DIRC garbage")   # the vault's own index, a cache
+    (vault.repo.git_dir / "ihmt-index").write_bytes(b"DIRC garbage")  # the vault's own index, a cache
     m = vault.save("After the damage.", topic="t")
     assert commits(vault.root)[0] == "save: After the damage."
     assert git(vault.root, "status", "--porcelain") == ""

@@ -1,13 +1,23 @@
 """A memory's neighbours in a conversation (saved just before and after it, in its folder, in one
 sitting) share its topic."""
+
 import datetime as dt
 
 from ihmt_vault.search import FOUND, Doc, SearchIndex
 
 
 def turn(key, folder, body, created):
-    return Doc(key=key, kind="memory", path=f"{folder}/{key}.md", folder=folder, depth=1, title=body[:40],
-               body=body, id=key, created=created)
+    return Doc(
+        key=key,
+        kind="memory",
+        path=f"{folder}/{key}.md",
+        folder=folder,
+        depth=1,
+        title=body[:40],
+        body=body,
+        id=key,
+        created=created,
+    )
 
 
 CHAT = [
@@ -40,8 +50,10 @@ def test_neighbours_are_the_turns_just_before_and_after_in_the_same_folder(tmp_p
 
 
 def test_memories_saved_more_than_half_an_hour_apart_are_not_one_conversation(tmp_path):
-    docs = [turn("a", "chat", "Bart: I adopted a puppy named Toby.", "2023-05-08T10:00:00Z"),
-            turn("b", "chat", "Assistant: How lovely, enjoy the walks!", "2023-05-08T11:00:00Z")]
+    docs = [
+        turn("a", "chat", "Bart: I adopted a puppy named Toby.", "2023-05-08T10:00:00Z"),
+        turn("b", "chat", "Assistant: How lovely, enjoy the walks!", "2023-05-08T11:00:00Z"),
+    ]
     assert [h.id for h in build(tmp_path, docs).search("puppy Toby").hits] == ["a"]
 
 
@@ -53,25 +65,30 @@ def test_a_deleted_neighbour_is_passed_over_for_the_next_turn(tmp_path):
 
 def test_context_zero_turns_neighbours_off(tmp_path):
     from ihmt_vault.search import SearchSettings
+
     ix = build(tmp_path, CHAT, settings=SearchSettings(context=0.0))
     assert [h.id for h in ix.search("poetry reading").hits] == ["c1"]
 
 
 def test_a_memory_without_a_save_time_has_no_neighbours(tmp_path):
-    docs = [turn("a", "chat", "Bart: I adopted a puppy named Toby.", None),
-            turn("b", "chat", "Assistant: How lovely, enjoy the walks!", None)]
+    docs = [
+        turn("a", "chat", "Bart: I adopted a puppy named Toby.", None),
+        turn("b", "chat", "Assistant: How lovely, enjoy the walks!", None),
+    ]
     assert [h.id for h in build(tmp_path, docs).search("puppy Toby").hits] == ["a"]
 
 
 def test_consecutive_saves_in_a_vault_are_neighbours_and_the_setting_reaches_the_search(tmp_path):
     from ihmt_vault import Vault
+
     root = tmp_path / "v"
     with Vault.init(root) as v:
         v.save("Caroline went to a poetry reading about transgender stories.", topic="chat")
         v.save("Melanie never went to one and asked what made it special.", topic="chat")
         assert [h.title for h in v.search("poetry reading").hits][:2] == [
             "Caroline went to a poetry reading about transgender stories.",
-            "Melanie never went to one and asked what made it special."]
+            "Melanie never went to one and asked what made it special.",
+        ]
     (root / ".ihmt" / "config.toml").write_text("[vault]\nsearch_context = 0\n")
     with Vault.open(root) as v:
         assert len(v.search("poetry reading").hits) == 1
@@ -82,6 +99,7 @@ def test_search_context_must_be_a_share():
 
     from ihmt_vault.config import Config
     from ihmt_vault.errors import BadInput
+
     with pytest.raises(BadInput, match="search_context must be between 0 and 1, not 1.5"):
         Config(search_context=1.5)
 
@@ -94,8 +112,9 @@ class Backwards:
 def test_a_ranker_reorders_near_ties_but_not_a_clear_winner():
     from ihmt_vault.search import RankItem
     from ihmt_vault.search.rankers import fuse
-    view = lambda x: RankItem(x[0], x[0], x[0])   # noqa: E731
-    score = lambda x: x[1]                          # noqa: E731
+
+    view = lambda x: RankItem(x[0], x[0], x[0])  # noqa: E731
+    score = lambda x: x[1]  # noqa: E731
     near = [("a", 1.0), ("b", 0.95), ("c", 0.9)]
     assert [x[0] for x in fuse("q", near, [Backwards()], view, score)] == ["a", "c", "b"]
     clear = [("a", 1.0), ("b", 0.3), ("c", 0.2)]

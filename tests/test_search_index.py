@@ -1,4 +1,5 @@
 """The index as a cache: state, rebuild, incremental apply, missing or corrupt index, budget."""
+
 import shutil
 
 import pytest
@@ -7,15 +8,23 @@ from ihmt_vault.search import AMBIGUOUS, FOUND, Doc, IndexUnavailable, SearchInd
 
 
 def mem(key, title, body, folder="notes", **kw):
-    return Doc(key=key, kind="memory", path=f"{folder}/{key}.md", folder=folder, depth=1, title=title,
-               body=body, id=key, **kw)
+    return Doc(
+        key=key, kind="memory", path=f"{folder}/{key}.md", folder=folder, depth=1, title=title, body=body, id=key, **kw
+    )
 
 
 DOCS = [
     mem("a", "Staging database", "Staging runs PostgreSQL 17."),
     mem("b", "Lunch", "Team lunch on Fridays."),
-    Doc(key="dir:notes", kind="summary", path="notes/index.md", folder="notes", depth=1, title="Notes",
-        body="Staging database, lunch."),
+    Doc(
+        key="dir:notes",
+        kind="summary",
+        path="notes/index.md",
+        folder="notes",
+        depth=1,
+        title="Notes",
+        body="Staging database, lunch.",
+    ),
 ]
 
 
@@ -76,8 +85,14 @@ def test_apply_upserts_and_deletes_in_one_call(tmp_path):
     ix = SearchIndex(tmp_path / "cache")
     ix.rebuild(DOCS, {})
     assert ix.search("lunch").hits[0].id == "b"
-    ix.apply([mem("a", "Staging database", "Staging runs PostgreSQL 18 now."),
-              mem("c", "Bike", "The bike lock code is in the drawer.")], ["b"], {"generation": "3"})
+    ix.apply(
+        [
+            mem("a", "Staging database", "Staging runs PostgreSQL 18 now."),
+            mem("c", "Bike", "The bike lock code is in the drawer."),
+        ],
+        ["b"],
+        {"generation": "3"},
+    )
     assert [h.id for h in ix.search("lunch").hits] == []
     assert ix.search("postgresql 18").hits[0].id == "a"
     assert "PostgreSQL 18" in ix.search("staging").hits[0].body
@@ -88,12 +103,33 @@ def test_apply_upserts_and_deletes_in_one_call(tmp_path):
 def test_rank_folders_orders_children_by_their_summaries(tmp_path):
     docs = [
         Doc(key="dir:", kind="summary", path="index.md", folder="", depth=0, title="Vault", body="Everything."),
-        Doc(key="dir:work", kind="summary", path="work/index.md", folder="work", depth=1, title="Work",
-            body="Databases, staging servers, deploys, code review."),
-        Doc(key="dir:life", kind="summary", path="life/index.md", folder="life", depth=1, title="Life",
-            body="Family, cooking, the bike, holidays."),
-        Doc(key="dir:work/db", kind="summary", path="work/db/index.md", folder="work/db", depth=2, title="Databases",
-            body="PostgreSQL, backups."),
+        Doc(
+            key="dir:work",
+            kind="summary",
+            path="work/index.md",
+            folder="work",
+            depth=1,
+            title="Work",
+            body="Databases, staging servers, deploys, code review.",
+        ),
+        Doc(
+            key="dir:life",
+            kind="summary",
+            path="life/index.md",
+            folder="life",
+            depth=1,
+            title="Life",
+            body="Family, cooking, the bike, holidays.",
+        ),
+        Doc(
+            key="dir:work/db",
+            kind="summary",
+            path="work/db/index.md",
+            folder="work/db",
+            depth=2,
+            title="Databases",
+            body="PostgreSQL, backups.",
+        ),
     ]
     ix = SearchIndex(tmp_path / "cache")
     ix.rebuild(docs, {})
@@ -104,21 +140,26 @@ def test_rank_folders_orders_children_by_their_summaries(tmp_path):
     assert ix.rank_folders("holidays with family", "")[0][0] == "life"
 
 
-WORDS = ("deploy server database backup staging cache queue worker invoice customer order payment "
-         "refund warehouse shipping label printer router switch firewall vpn certificate").split()
+WORDS = (
+    "deploy server database backup staging cache queue worker invoice customer order payment "
+    "refund warehouse shipping label printer router switch firewall vpn certificate"
+).split()
 
 
 def long_memory(i):
     body = " ".join(f"{WORDS[(i + j) % len(WORDS)]} detail number {j} of memory {i}." for j in range(40))
-    return mem(f"m{i:04d}", f"Operations log {i} about {WORDS[i % len(WORDS)]} and {WORDS[(i * 7) % len(WORDS)]}",
-               body, folder=f"ops/f{i % 20}")
+    return mem(
+        f"m{i:04d}",
+        f"Operations log {i} about {WORDS[i % len(WORDS)]} and {WORDS[(i * 7) % len(WORDS)]}",
+        body,
+        folder=f"ops/f{i % 20}",
+    )
 
 
 def test_compact_output_stays_within_budget_with_2000_long_memories(tmp_path):
     ix = SearchIndex(tmp_path / "cache")
     ix.rebuild([long_memory(i) for i in range(2000)], {})
-    for q in ("operations log 1234 deploy", "deploy database backup", "invoice customer refund payment",
-              "certificate"):
+    for q in ("operations log 1234 deploy", "deploy database backup", "invoice customer refund payment", "certificate"):
         res = ix.search(q)
         text = res.render()
         assert res.status in (FOUND, AMBIGUOUS)

@@ -1,4 +1,5 @@
 """Multilingual analysis: Chinese, Spanish, identifiers, accents, dates."""
+
 import datetime as dt
 
 from ihmt_vault.search import FOUND, Doc, SearchIndex
@@ -7,8 +8,9 @@ from ihmt_vault.search.dates import find_dates
 
 
 def mem(key, title, body, folder="notes", **kw):
-    return Doc(key=key, kind="memory", path=f"{folder}/{key}.md", folder=folder, depth=1, title=title,
-               body=body, id=key, **kw)
+    return Doc(
+        key=key, kind="memory", path=f"{folder}/{key}.md", folder=folder, depth=1, title=title, body=body, id=key, **kw
+    )
 
 
 DOCS = [
@@ -94,17 +96,35 @@ def test_relative_dates_resolve_against_the_reference_day():
 
 
 def test_chinese_is_cut_into_dictionary_words_and_character_pairs():
-    assert analyze("北京大学生物系") == ["北京", "大学", "北京大学", "生物", "生物系", "北京", "京大", "大学", "学生", "生物", "物系"]
+    assert analyze("北京大学生物系") == [
+        "北京",
+        "大学",
+        "北京大学",
+        "生物",
+        "生物系",
+        "北京",
+        "京大",
+        "大学",
+        "学生",
+        "生物",
+        "物系",
+    ]
 
 
 def test_a_chinese_word_hidden_across_a_word_boundary_does_not_outrank_the_word(tmp_path):
     # character pairs alone: 大学生 is also in 北京大学|生物系 (大学 + 学生); the dictionary word is not
     ix = SearchIndex(tmp_path / "cache", today=dt.date(2026, 6, 15))
-    ix.rebuild([mem("lab", "实验室", "北京大学生物系的实验室搬到了新楼。"),
-                mem("job", "暑假", "那个大学生暑假在咖啡店打工。")], {})
+    ix.rebuild(
+        [
+            mem("lab", "实验室", "北京大学生物系的实验室搬到了新楼。"),
+            mem("job", "暑假", "那个大学生暑假在咖啡店打工。"),
+        ],
+        {},
+    )
     assert ix.search("大学生").hits[0].id == "job"
 
 
 def test_placement_keywords_of_a_chinese_memory_are_its_words():
     from ihmt_vault.storage.tree import keywords
+
     assert keywords("", "我们的数据库部署在北京机房", []) == ["北京", "据库", "数据", "数据库", "机房", "部署"]

@@ -1,17 +1,34 @@
 """Behaviour of the search engine: descent, ranking signals, decisions."""
+
 import datetime as dt
 
 from ihmt_vault.search import AMBIGUOUS, FOUND, NOT_FOUND, Doc, SearchIndex
 
 
 def mem(key, folder, title, body, **kw):
-    return Doc(key=key, kind="memory", path=f"{folder}/{key}.md".lstrip("/"), folder=folder,
-               depth=folder.count("/") + 1 if folder else 0, title=title, body=body, id=key, **kw)
+    return Doc(
+        key=key,
+        kind="memory",
+        path=f"{folder}/{key}.md".lstrip("/"),
+        folder=folder,
+        depth=folder.count("/") + 1 if folder else 0,
+        title=title,
+        body=body,
+        id=key,
+        **kw,
+    )
 
 
 def summary(folder, title, body):
-    return Doc(key=f"dir:{folder}", kind="summary", path=f"{folder}/index.md".lstrip("/"), folder=folder,
-               depth=folder.count("/") + 1 if folder else 0, title=title, body=body)
+    return Doc(
+        key=f"dir:{folder}",
+        kind="summary",
+        path=f"{folder}/index.md".lstrip("/"),
+        folder=folder,
+        depth=folder.count("/") + 1 if folder else 0,
+        title=title,
+        body=body,
+    )
 
 
 FILLER = [
@@ -36,7 +53,12 @@ def test_descent_reaches_a_memory_three_levels_down_and_reports_its_path(tmp_pat
         summary("work/infra", "Infrastructure", "Servers, staging, databases and backups."),
         summary("work/infra/db", "Databases", "PostgreSQL on staging; backups of the database."),
         summary("life", "Life", "Market, running, dentist."),
-        mem("pg", "work/infra/db", "Nightly database backups", "The staging database is backed up every night at 02:00 to the S3 bucket."),
+        mem(
+            "pg",
+            "work/infra/db",
+            "Nightly database backups",
+            "The staging database is backed up every night at 02:00 to the S3 bucket.",
+        ),
     ]
     ix = build(tmp_path, docs)
     res = ix.search("when are database backups taken")
@@ -54,7 +76,12 @@ def test_memory_filed_in_the_wrong_folder_is_still_found(tmp_path):
         summary("", "Vault", "Work and life."),
         summary("work", "Work", "Standups and code review."),
         summary("life", "Life", "Market, running, dentist."),
-        mem("k8s", "life", "Ingress certificate renewal", "cert-manager renews the Kubernetes ingress certificate every 60 days."),
+        mem(
+            "k8s",
+            "life",
+            "Ingress certificate renewal",
+            "cert-manager renews the Kubernetes ingress certificate every 60 days.",
+        ),
     ]
     ix = build(tmp_path, docs)
     res = ix.search("kubernetes ingress certificate")
@@ -65,10 +92,23 @@ def test_memory_filed_in_the_wrong_folder_is_still_found(tmp_path):
 
 def test_outdated_memory_ranks_below_its_correction_with_a_notice(tmp_path):
     docs = FILLER + [
-        mem("old", "work/infra", "Staging runs PostgreSQL 15", "Staging runs PostgreSQL 15. PostgreSQL 15 staging database, PostgreSQL everywhere.",
-            status="outdated", date="2025-01-10", superseded_by=["new"]),
-        mem("new", "work/infra", "Staging runs PostgreSQL 17", "Staging moved to version 17 because of logical replication.",
-            date="2026-02-03", supersedes=["old"]),
+        mem(
+            "old",
+            "work/infra",
+            "Staging runs PostgreSQL 15",
+            "Staging runs PostgreSQL 15. PostgreSQL 15 staging database, PostgreSQL everywhere.",
+            status="outdated",
+            date="2025-01-10",
+            superseded_by=["new"],
+        ),
+        mem(
+            "new",
+            "work/infra",
+            "Staging runs PostgreSQL 17",
+            "Staging moved to version 17 because of logical replication.",
+            date="2026-02-03",
+            supersedes=["old"],
+        ),
     ]
     ix = build(tmp_path, docs)
     res = ix.search("staging postgresql")
@@ -82,7 +122,14 @@ def test_outdated_memory_ranks_below_its_correction_with_a_notice(tmp_path):
 def test_outdated_notice_found_through_supersedes_when_superseded_by_is_missing(tmp_path):
     docs = FILLER + [
         mem("old", "work", "Deploys on Fridays", "We deploy on Fridays.", status="outdated"),
-        mem("new", "work", "No deploys on Fridays", "We never deploy on Fridays any more.", supersedes=["old"], date="2026-03-01"),
+        mem(
+            "new",
+            "work",
+            "No deploys on Fridays",
+            "We never deploy on Fridays any more.",
+            supersedes=["old"],
+            date="2026-03-01",
+        ),
     ]
     res = build(tmp_path, docs).search("deploy fridays")
     old = next(h for h in res.hits if h.id == "old")
@@ -90,9 +137,24 @@ def test_outdated_notice_found_through_supersedes_when_superseded_by_is_missing(
 
 
 LUISES = FILLER + [
-    mem("luis-marin", "people", "Luis Marín", "Luis Marín is the DBA of the payments team; he owns the database migrations."),
-    mem("luis-garcia", "people", "Luis García", "Luis García is my neighbour in Benidorm; he keeps a spare key to the flat."),
-    mem("luis-ortega", "people", "Luis Ortega", "Luis Ortega is the landlord of the Valencia office; rent is due on the 5th."),
+    mem(
+        "luis-marin",
+        "people",
+        "Luis Marín",
+        "Luis Marín is the DBA of the payments team; he owns the database migrations.",
+    ),
+    mem(
+        "luis-garcia",
+        "people",
+        "Luis García",
+        "Luis García is my neighbour in Benidorm; he keeps a spare key to the flat.",
+    ),
+    mem(
+        "luis-ortega",
+        "people",
+        "Luis Ortega",
+        "Luis Ortega is the landlord of the Valencia office; rent is due on the 5th.",
+    ),
 ]
 
 
@@ -142,10 +204,18 @@ def test_one_stray_word_among_unknown_ones_is_not_found(tmp_path):
 
 def test_title_naming_the_thing_ranks_at_least_as_high_as_a_passing_mention(tmp_path):
     docs = FILLER + [
-        mem("notes", "work", "Weekly meeting notes",
-            "Talked about the roadmap, hiring, the Redis cache, the office move, budgets and the offsite."),
-        mem("redis", "work", "Redis cache eviction policy",
-            "We use allkeys-lru with a 2 GB limit; keys without TTL are a bug."),
+        mem(
+            "notes",
+            "work",
+            "Weekly meeting notes",
+            "Talked about the roadmap, hiring, the Redis cache, the office move, budgets and the offsite.",
+        ),
+        mem(
+            "redis",
+            "work",
+            "Redis cache eviction policy",
+            "We use allkeys-lru with a 2 GB limit; keys without TTL are a bug.",
+        ),
     ]
     res = build(tmp_path, docs).search("redis cache")
     ids = [h.id for h in res.hits]
@@ -219,10 +289,32 @@ def test_a_pasted_paragraph_as_query_still_answers(tmp_path):
 def test_a_long_query_is_answered_with_a_bounded_number_of_its_words(tmp_path):
     from ihmt_vault.search import Doc, SearchIndex
     from ihmt_vault.search.candidates import MAX_GROUPS
-    docs = [Doc(key=f"m{i}", kind="memory", path=f"m{i}.md", folder="", depth=0, title=f"Note {i}",
-                body=f"word{i} common text about things", id=f"m{i}") for i in range(60)]
-    docs.append(Doc(key="kafka", kind="memory", path="kafka.md", folder="", depth=0, title="Kafka retention",
-                    body="Kafka keeps seven days of events on the Zurich cluster.", id="kafka"))
+
+    docs = [
+        Doc(
+            key=f"m{i}",
+            kind="memory",
+            path=f"m{i}.md",
+            folder="",
+            depth=0,
+            title=f"Note {i}",
+            body=f"word{i} common text about things",
+            id=f"m{i}",
+        )
+        for i in range(60)
+    ]
+    docs.append(
+        Doc(
+            key="kafka",
+            kind="memory",
+            path="kafka.md",
+            folder="",
+            depth=0,
+            title="Kafka retention",
+            body="Kafka keeps seven days of events on the Zurich cluster.",
+            id="kafka",
+        )
+    )
     ix = SearchIndex(tmp_path)
     ix.rebuild(docs, {})
     query = " ".join(f"word{i}" for i in range(60)) + " common text Kafka Kafka retention Zurich"
@@ -234,13 +326,21 @@ def test_a_long_query_is_answered_with_a_bounded_number_of_its_words(tmp_path):
 
 def test_the_newer_of_two_memories_about_the_same_subject_ranks_first_and_the_older_may_be_outdated(tmp_path):
     from ihmt_vault.search import Doc, SearchIndex
+
     def m(key, body, date):
-        return Doc(key=key, kind="memory", path=f"{key}.md", folder="", depth=0, title=body, body=body,
-                   id=key, date=date)
+        return Doc(
+            key=key, kind="memory", path=f"{key}.md", folder="", depth=0, title=body, body=body, id=key, date=date
+        )
+
     ix = SearchIndex(tmp_path)
-    ix.rebuild([m("old", "The team offsite will be held in Lisbon in the first week of June.", "2026-01-10"),
-                m("new", "The team offsite will be held in Porto, first week of June.", "2026-03-02"),
-                m("other", "Lunch with the design team on Fridays.", "2026-02-01")], {})
+    ix.rebuild(
+        [
+            m("old", "The team offsite will be held in Lisbon in the first week of June.", "2026-01-10"),
+            m("new", "The team offsite will be held in Porto, first week of June.", "2026-03-02"),
+            m("other", "Lunch with the design team on Fridays.", "2026-02-01"),
+        ],
+        {},
+    )
     res = ix.search("where is the team offsite held in June")
     assert [h.id for h in res.hits[:2]] == ["new", "old"]
     assert res.hits[1].notices == ["may be outdated: new (2026-03-02)"]
@@ -249,6 +349,7 @@ def test_the_newer_of_two_memories_about_the_same_subject_ranks_first_and_the_ol
 
 def test_confidence_is_coverage_times_half_plus_half_the_margin():
     from ihmt_vault.search import FOUND, NOT_FOUND, Hit, SearchResult
+
     hit = Hit(id="a", title="A", path="a.md", snippet="", score=1.0)
     assert SearchResult(status=FOUND, hits=[hit], coverage=0.8, margin=0.5).confidence == 0.8 * 0.75
     assert SearchResult(status=NOT_FOUND, hits=[hit], coverage=0.8, margin=0.5).confidence == 0.0
@@ -256,6 +357,7 @@ def test_confidence_is_coverage_times_half_plus_half_the_margin():
 
 def test_the_vaults_search_settings_reach_the_search(tmp_path):
     from ihmt_vault import Vault
+
     root = tmp_path / "v"
     Vault.init(root).close()
     with Vault.open(root) as v:

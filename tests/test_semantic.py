@@ -1,5 +1,6 @@
 """The optional model: a sentence-embedding ranker fused into search, off by default, never a
 reason for a search to fail."""
+
 import warnings
 
 import pytest
@@ -19,8 +20,10 @@ def with_rankers(root, names):
 
 
 def test_the_model_puts_the_candidate_that_means_the_same_first():
-    candidates = [RankItem("a", "Climbing", "Ana likes climbing on weekends."),
-                  RankItem("b", "Staging database", "Staging runs PostgreSQL 17.")]
+    candidates = [
+        RankItem("a", "Climbing", "Ana likes climbing on weekends."),
+        RankItem("b", "Staging database", "Staging runs PostgreSQL 17."),
+    ]
     assert semantic.SemanticRanker().rank("which database version is on staging", candidates) == [1, 0]
 
 
@@ -43,6 +46,7 @@ def test_a_vault_with_the_model_searches_and_caches_each_memorys_embedding(tmp_p
 def test_a_broken_model_is_left_out_with_one_warning_and_search_stays_lexical(tmp_path, monkeypatch):
     def broken():
         raise ImportError("no wordllama", name="wordllama")
+
     semantic._model.cache_clear()
     monkeypatch.setattr(semantic, "_model", broken)
     Vault.init(tmp_path / "v").close()
@@ -53,7 +57,9 @@ def test_a_broken_model_is_left_out_with_one_warning_and_search_stays_lexical(tm
         assert v.search("PostgreSQL on staging").hits[0].title == "Staging runs PostgreSQL 17."
         assert [str(w.message) for w in caught] == [
             "ihmt: the semantic ranker is off (wordllama is not installed: pip install 'ihmt-vault[semantic]'); "
-            "searching by words alone"]
+            "searching by words alone"
+        ]
         assert [p.message for p in v.doctor() if p.kind == "ranker"] == [
             "the semantic ranker is off: wordllama is not installed: pip install 'ihmt-vault[semantic]'; "
-            "search answers by words alone"]
+            "search answers by words alone"
+        ]

@@ -2,6 +2,7 @@
 
 Random-shaped keys come from a seeded generator, so every run checks the same inputs.
 """
+
 from __future__ import annotations
 
 import base64
@@ -49,21 +50,40 @@ SECRETS = [
     ("GitHub fine-grained token", "github_pat_" + (k := rand(22) + "_" + rand(59)), k),
     ("GitLab token", "glpat-" + (k := rand(20, URLSAFE)), k),
     ("Slack bot token", f"xoxb-{rand(12, string.digits)}-{rand(13, string.digits)}-{(k := rand(24))}", k),
-    ("Slack app-level token",
-     f"xapp-1-A{rand(10, string.ascii_uppercase + string.digits)}-{rand(13, string.digits)}-{(k := rand(64, HEX))}",
-     k),
-    ("Slack webhook", f"https://hooks.slack.com/services/T{rand(8, string.ascii_uppercase)}/"
-                      f"B{rand(8, string.ascii_uppercase)}/{(k := rand(24))}", k),
+    (
+        "Slack app-level token",
+        f"xapp-1-A{rand(10, string.ascii_uppercase + string.digits)}-{rand(13, string.digits)}-{(k := rand(64, HEX))}",
+        k,
+    ),
+    (
+        "Slack webhook",
+        f"https://hooks.slack.com/services/T{rand(8, string.ascii_uppercase)}/"
+        f"B{rand(8, string.ascii_uppercase)}/{(k := rand(24))}",
+        k,
+    ),
     ("Stripe live key", "sk_live_" + (k := rand(24)), k),
     ("Stripe webhook secret", "whsec_" + (k := rand(32)), k),
-    ("PuTTY private key", "PuTTY-User-Key-File-2: ssh-rsa\nEncryption: none\nPublic-Lines: 6\n"
-                          "AAAAB3NzaC1yc2EAAAABJQAAAQEA\nPrivate-Lines: 14\n" + (k := rand(64, B64)), k),
-    ("PuTTY v3 private key", "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPrivate-Lines: 1\n"
-                             + (k := rand(44, B64)), k),
-    ("OpenSSH private key", "-----BEGIN OPENSSH PRIVATE KEY-----\n" + (k := rand(70, B64))
-     + "\n-----END OPENSSH PRIVATE KEY-----", k),
-    ("encrypted PKCS#8 private key", "-----BEGIN ENCRYPTED PRIVATE KEY-----\n" + (k := rand(64, B64))
-     + "\n-----END ENCRYPTED PRIVATE KEY-----", k),
+    (
+        "PuTTY private key",
+        "PuTTY-User-Key-File-2: ssh-rsa\nEncryption: none\nPublic-Lines: 6\n"
+        "AAAAB3NzaC1yc2EAAAABJQAAAQEA\nPrivate-Lines: 14\n" + (k := rand(64, B64)),
+        k,
+    ),
+    (
+        "PuTTY v3 private key",
+        "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPrivate-Lines: 1\n" + (k := rand(44, B64)),
+        k,
+    ),
+    (
+        "OpenSSH private key",
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n" + (k := rand(70, B64)) + "\n-----END OPENSSH PRIVATE KEY-----",
+        k,
+    ),
+    (
+        "encrypted PKCS#8 private key",
+        "-----BEGIN ENCRYPTED PRIVATE KEY-----\n" + (k := rand(64, B64)) + "\n-----END ENCRYPTED PRIVATE KEY-----",
+        k,
+    ),
     ("Twilio API key", "SK" + (k := rand(32, HEX)), k),
     ("Discord bot token", (k := "M" + rand(23) + "." + rand(6, URLSAFE) + "." + rand(27, URLSAFE)), k),
     ("Telegram bot token", f"{rand(9, string.digits)}:AA{(k := rand(33, URLSAFE))}", k),
@@ -74,12 +94,27 @@ SECRETS = [
     ("Hugging Face token", "hf_" + (k := rand(34)), k),
     ("npm token", "npm_" + (k := rand(36)), k),
     ("SendGrid key", "SG." + rand(22, URLSAFE) + "." + (k := rand(43, URLSAFE)), k),
-    ("JSON web token", (k := "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ."
-                        "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"), k),
-    ("Azure SAS token", "https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&ss=b&srt=o&sp=r"
-                        f"&se=2025-01-01T00:00:00Z&spr=https&sig={(k := rand(43, B64))}%3D", k),
-    ("Azure storage connection string", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey="
-                                        + (k := rand(86, B64)) + "==;EndpointSuffix=core.windows.net", k),
+    (
+        "JSON web token",
+        (
+            k := "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ."
+            "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+        ),
+        k,
+    ),
+    (
+        "Azure SAS token",
+        "https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&ss=b&srt=o&sp=r"
+        f"&se=2025-01-01T00:00:00Z&spr=https&sig={(k := rand(43, B64))}%3D",
+        k,
+    ),
+    (
+        "Azure storage connection string",
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey="
+        + (k := rand(86, B64))
+        + "==;EndpointSuffix=core.windows.net",
+        k,
+    ),
     ("bearer token", "curl -H 'Authorization: Bearer " + (k := rand(40)) + "' https://api.x.io", k),
     ("HTTP Basic header", "Authorization: Basic " + b64("deploy:Xq7!plm2"), "Xq7!plm2"),
     ("API key assignment", "api_key: " + (k := rand(32, HEX)), k),
@@ -106,7 +141,7 @@ def test_refuses_secret_inside_prose(text):
 def test_the_kind_never_contains_the_secret(text, secret):
     kind = find_secret(text)
     assert kind is not None
-    assert not any(secret[i:i + 6] in kind for i in range(len(secret) - 5))
+    assert not any(secret[i : i + 6] in kind for i in range(len(secret) - 5))
 
 
 def test_kinds_name_the_detector():
@@ -116,13 +151,17 @@ def test_kinds_name_the_detector():
     assert find_secret(b64(GHP)).endswith(", base64-encoded")
 
 
-@pytest.mark.parametrize("make", [
-    lambda r: "sk-proj-" + rand(r.randint(40, 160), URLSAFE, r),
-    lambda r: "sk-ant-api03-" + rand(93, URLSAFE, r) + "AA",
-    lambda r: rand(40, B64, r),                                   # a bare AWS secret access key
-    lambda r: "ghp_" + rand(36, ALNUM, r),
-    lambda r: "AKIA" + rand(16, string.ascii_uppercase + string.digits, r),
-], ids=["openai", "anthropic", "aws-secret", "github", "aws-id"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda r: "sk-proj-" + rand(r.randint(40, 160), URLSAFE, r),
+        lambda r: "sk-ant-api03-" + rand(93, URLSAFE, r) + "AA",
+        lambda r: rand(40, B64, r),  # a bare AWS secret access key
+        lambda r: "ghp_" + rand(36, ALNUM, r),
+        lambda r: "AKIA" + rand(16, string.ascii_uppercase + string.digits, r),
+    ],
+    ids=["openai", "anthropic", "aws-secret", "github", "aws-id"],
+)
 def test_every_random_key_of_a_known_shape_is_refused(make):
     rng = random.Random(7)
     keys = [make(rng) for _ in range(50)]
@@ -178,8 +217,9 @@ def test_accepts_empty_text():
     assert find_secret("") is None
 
 
-@pytest.mark.parametrize("char", ["\u200b", "\u200c", "\u200d", "\u200e", "\u200f", "\u2060",
-                                  "\u2063", "\ufeff", "\u00ad", "\u180e"])
+@pytest.mark.parametrize(
+    "char", ["\u200b", "\u200c", "\u200d", "\u200e", "\u200f", "\u2060", "\u2063", "\ufeff", "\u00ad", "\u180e"]
+)
 def test_a_key_split_by_an_invisible_character_is_refused(char):
     key = "sk-ant-api03-" + rand(93, URLSAFE) + "AA"
     assert find_secret(key[:20] + char + key[20:]) is not None
@@ -206,19 +246,41 @@ def test_nested_base64_is_handled_without_error():
     assert find_secret(blob) is None
 
 
-@pytest.mark.parametrize("word", [
-    "bpxrficyexamplekey", "wjalrxutnfemi", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-    "AKIAIOSFODNN7EXAMPLE", GHP, rand(40, B64), "3f786850e387550fdab836ed7e6dc881de23001b",
-])
+@pytest.mark.parametrize(
+    "word",
+    [
+        "bpxrficyexamplekey",
+        "wjalrxutnfemi",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "AKIAIOSFODNN7EXAMPLE",
+        GHP,
+        rand(40, B64),
+        "3f786850e387550fdab836ed7e6dc881de23001b",
+    ],
+)
 def test_credential_like_tokens(word):
     assert looks_like_credential(word)
 
 
-@pytest.mark.parametrize("word", [
-    "reservestock", "postgresql", "pg17", "password", "internationalization", "kubernetes",
-    "sqlalchemy", "userprofilecard", "djangorestframework", "x86_64-unknown-linux-gnu",
-    "v2.3.1", "claude-3-5-sonnet", "123e4567-e89b-12d3-a456-426614174000", "AbstractSingletonProxyFactoryBean",
-])
+@pytest.mark.parametrize(
+    "word",
+    [
+        "reservestock",
+        "postgresql",
+        "pg17",
+        "password",
+        "internationalization",
+        "kubernetes",
+        "sqlalchemy",
+        "userprofilecard",
+        "djangorestframework",
+        "x86_64-unknown-linux-gnu",
+        "v2.3.1",
+        "claude-3-5-sonnet",
+        "123e4567-e89b-12d3-a456-426614174000",
+        "AbstractSingletonProxyFactoryBean",
+    ],
+)
 def test_ordinary_tokens_are_not_credential_like(word):
     assert not looks_like_credential(word)
 

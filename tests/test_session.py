@@ -1,4 +1,5 @@
 """The session tools: re-reads that cost a few tokens, a scratchpad, log digests."""
+
 import pytest
 
 from ihmt_vault.errors import BadInput
@@ -56,35 +57,55 @@ def test_a_note_comes_back_by_its_label_and_by_its_words(session):
 
 def test_recall_says_when_nothing_matches(session):
     session.note("Deploy with make release.")
-    assert session.recall("postgres version") == "NOT FOUND: no note of this session matches 'postgres version' (1 notes)"
+    assert (
+        session.recall("postgres version") == "NOT FOUND: no note of this session matches 'postgres version' (1 notes)"
+    )
 
 
-PYTEST_LOG = "\n".join(
-    ["============================= test session starts ==============================",
-     "platform linux -- Python 3.11.7, pytest-8.3.3",
-     "collected 4000 items", ""]
-    + [f"tests/test_mod{n}.py " + "." * 60 for n in range(2000)]
-    + ["", "=================================== FAILURES ===================================",
-       "_________________________________ test_parse __________________________________",
-       "    def test_parse():", ">       assert parse('1') == 2", "E       AssertionError: assert 1 == 2", "",
-       "tests/test_mod7.py:12: AssertionError"]
-    + [f"    line {n} of a long traceback" for n in range(2000)]
-    + ["_________________________________ test_render _________________________________",
-       "E       KeyError: 'title'",
-       "=========================== short test summary info ============================",
-       "FAILED tests/test_mod7.py::test_parse - AssertionError: assert 1 == 2",
-       "FAILED tests/test_mod9.py::test_render - KeyError: 'title'",
-       "================= 2 failed, 3998 passed in 81.20s (0:01:21) ===================="]) + "\n"
+PYTEST_LOG = (
+    "\n".join(
+        [
+            "============================= test session starts ==============================",
+            "platform linux -- Python 3.11.7, pytest-8.3.3",
+            "collected 4000 items",
+            "",
+        ]
+        + [f"tests/test_mod{n}.py " + "." * 60 for n in range(2000)]
+        + [
+            "",
+            "=================================== FAILURES ===================================",
+            "_________________________________ test_parse __________________________________",
+            "    def test_parse():",
+            ">       assert parse('1') == 2",
+            "E       AssertionError: assert 1 == 2",
+            "",
+            "tests/test_mod7.py:12: AssertionError",
+        ]
+        + [f"    line {n} of a long traceback" for n in range(2000)]
+        + [
+            "_________________________________ test_render _________________________________",
+            "E       KeyError: 'title'",
+            "=========================== short test summary info ============================",
+            "FAILED tests/test_mod7.py::test_parse - AssertionError: assert 1 == 2",
+            "FAILED tests/test_mod9.py::test_render - KeyError: 'title'",
+            "================= 2 failed, 3998 passed in 81.20s (0:01:21) ====================",
+        ]
+    )
+    + "\n"
+)
 
 
 def test_a_digest_keeps_every_failure_and_the_totals_within_its_budget():
     text = digest(PYTEST_LOG, "pytest", budget_tokens=600)
     assert len(PYTEST_LOG.split("\n")) > 4000 and len(text) <= 600 * 4 + 200
-    for line in ("FAILED tests/test_mod7.py::test_parse - AssertionError: assert 1 == 2",
-                 "FAILED tests/test_mod9.py::test_render - KeyError: 'title'",
-                 "================= 2 failed, 3998 passed in 81.20s (0:01:21) ====================",
-                 "E       AssertionError: assert 1 == 2", "E       KeyError: 'title'",
-                 "============================= test session starts =============================="):
+    for line in (
+        "FAILED tests/test_mod7.py::test_parse - AssertionError: assert 1 == 2",
+        "FAILED tests/test_mod9.py::test_render - KeyError: 'title'",
+        "================= 2 failed, 3998 passed in 81.20s (0:01:21) ====================",
+        "E       AssertionError: assert 1 == 2",
+        "E       KeyError: 'title'",
+        "============================= test session starts ==============================",
+    ):
         assert line in text.split("\n"), line
     assert text.startswith("[pytest: 4018 lines,")
 

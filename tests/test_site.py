@@ -1,6 +1,7 @@
 """The site (`ihmt site`, the `ihmt` mkdocs plugin, the root mkdocs.yml): the sample vault builds with no
 warnings, every memory has a page and every summary a section, wikilinks resolve, OUTDATED badges link to
 the correction, private memories leave no trace; and a headless Chromium follows the navigation."""
+
 from __future__ import annotations
 
 import base64
@@ -31,8 +32,6 @@ ROOT = Path(__file__).resolve().parent.parent
 PG15 = "work/infrastructure/databases/staging-runs-postgresql-15.md"
 PG17 = "work/infrastructure/databases/staging-runs-postgresql-17.md"
 PRIVATE = "personal/health/knee-physiotherapy.md"
-
-
 
 
 @pytest.fixture(scope="module")
@@ -67,9 +66,9 @@ def test_every_memory_has_a_page_and_every_summary_a_section(sample):
         summary = page(out, f"{folder}/index.md")
         assert summary.is_file(), folder
         # In the navigation the folder is a section whose own link is the summary (navigation.indexes).
-        assert 'md-nav__item--active md-nav__item--nested' in summary.read_text(encoding="utf-8"), folder
+        assert "md-nav__item--active md-nav__item--nested" in summary.read_text(encoding="utf-8"), folder
     home = (out / "index.html").read_text(encoding="utf-8")
-    home = home[home.index('<nav class="md-nav md-nav--primary"'):]
+    home = home[home.index('<nav class="md-nav md-nav--primary"') :]
     for top in ("learning/", "people/", "personal/", "projects/", "work/", "timeline/", "recent-changes/"):
         assert f'href="{top}"' in home, top
     assert home.index('href="work/"') < home.index('href="timeline/"') < home.index('href="recent-changes/"')
@@ -78,27 +77,30 @@ def test_every_memory_has_a_page_and_every_summary_a_section(sample):
 def test_wikilinks_become_links_by_file_name_title_and_alias(sample):
     v, out, report, rows = sample
     search = article(page(out, "projects/tienda-search-rewrite.md"))
-    assert '<a href="../../people/luis-ortega/">Luis Ortega</a>' in search                     # [[file|alias]]
-    assert ('<a href="../../work/infrastructure/databases/staging-runs-postgresql-17/">'
-            'Staging runs PostgreSQL 17</a>') in search                                    # [[file]] → its title
+    assert '<a href="../../people/luis-ortega/">Luis Ortega</a>' in search  # [[file|alias]]
+    assert (
+        '<a href="../../work/infrastructure/databases/staging-runs-postgresql-17/">Staging runs PostgreSQL 17</a>'
+    ) in search  # [[file]] → its title
     for file in out.rglob("*.html"):
         text = file.read_text(encoding="utf-8")
-        assert "[[" not in text.replace("[[:", ""), file                                  # none left raw
+        assert "[[" not in text.replace("[[:", ""), file  # none left raw
         assert "ihmt-broken" not in text or file.name == "site.css", file
 
 
 def test_outdated_badge_links_to_the_correction_and_pinned_has_a_mark(sample):
     v, out, report, rows = sample
     old = article(page(out, PG15))
-    assert ('<a class="ihmt-badge ihmt-outdated" href="../staging-runs-postgresql-17/" '
-            'title="Superseded: read the correction">OUTDATED → Staging runs PostgreSQL 17</a>') in old
-    assert '2024-03-12 · fact · outdated' in old and '#postgresql' in old
+    assert (
+        '<a class="ihmt-badge ihmt-outdated" href="../staging-runs-postgresql-17/" '
+        'title="Superseded: read the correction">OUTDATED → Staging runs PostgreSQL 17</a>'
+    ) in old
+    assert "2024-03-12 · fact · outdated" in old and "#postgresql" in old
     new = article(page(out, PG17))
     assert "ihmt-outdated" not in new and 'Corrects <a href="../staging-runs-postgresql-15/">' in new
     pinned = next(r for r in rows if r["pinned"])
     assert "📌 pinned" in article(page(out, pinned["path"]))
     nav = page(out, PG15).read_text(encoding="utf-8")
-    assert 'md-status md-status--outdated' in nav and "site.css" in nav
+    assert "md-status md-status--outdated" in nav and "site.css" in nav
 
 
 def test_private_memories_leave_no_trace(sample):
@@ -145,7 +147,11 @@ def edge_vault(tmp_path):
         "Links: [[Note B]], [[note-b|label B]], [[Note B#Some heading|to heading]], [[missing note]], "
         f"[[Secret thing]], [[{b.id}]], [[alpha/beta]], [[Archived one]].\n\n"
         "```\n[[not a link]]\n```\n\nInline `[[also not]]`.\n\n| a | b |\n|---|---|\n| [[note-b\\|pipe]] | x |\n\n"
-        "A Markdown link to [the secret](../alpha/secret-thing.md).\n", title="Note A", topic="gamma", date="2025-03-01")
+        "A Markdown link to [the secret](../alpha/secret-thing.md).\n",
+        title="Note A",
+        topic="gamma",
+        date="2025-03-01",
+    )
     secret = v.root / "alpha/secret-thing.md"
     secret.write_text(secret.read_text().replace("pinned: false", "pinned: false\nprivate: true"))
     yield v, a
@@ -158,12 +164,12 @@ def test_broken_links_are_reported_and_shown_not_fatal(edge_vault, tmp_path):
     assert r["broken_links"] == [{"page": a.path, "target": "missing note"}]
     assert r["warnings"] == [] and r["excluded"] == {"private": 1, "archived": 1}
     body = article(page(tmp_path / "out", a.path))
-    assert body.count('<a href="../../alpha/beta/note-b/') == 5                           # title, file, id, table
+    assert body.count('<a href="../../alpha/beta/note-b/') == 5  # title, file, id, table
     assert '<a href="../../alpha/beta/note-b/#some-heading">to heading</a>' in body
     assert '<a href="../../alpha/beta/">Beta</a>' in body
     assert 'class="ihmt-broken" title="broken link: nothing named missing note">missing note</span>' in body
-    assert body.count('class="ihmt-unpublished"') == 3                                     # private ×2, archived
-    assert "[[not a link]]" in body and "[[also not]]" in body                              # code is left alone
+    assert body.count('class="ihmt-unpublished"') == 3  # private ×2, archived
+    assert "[[not a link]]" in body and "[[also not]]" in body  # code is left alone
     assert not any("xyzzy" in f.read_text(encoding="utf-8", errors="ignore") for f in (tmp_path / "out").rglob("*.*"))
     assert not (tmp_path / "out" / "archive").exists()
     r = build_site(v, tmp_path / "out", with_archive=True)
@@ -174,8 +180,9 @@ def test_broken_links_are_reported_and_shown_not_fatal(edge_vault, tmp_path):
 
 def test_a_mkdocs_yml_in_the_vault_is_respected(vault, tmp_path):
     vault.save("Something to publish", title="Hello", topic="notes")
-    (vault.root / "mkdocs.yml").write_text("site_name: My very own memory\ntheme:\n  name: material\n"
-                                           "extra:\n  owner: me\n")
+    (vault.root / "mkdocs.yml").write_text(
+        "site_name: My very own memory\ntheme:\n  name: material\nextra:\n  owner: me\n"
+    )
     r = build_site(vault, tmp_path / "out")
     assert r["warnings"] == [] and r["memories"] == 1
     assert "My very own memory" in (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
@@ -185,7 +192,9 @@ def test_a_mkdocs_yml_in_the_vault_is_respected(vault, tmp_path):
 def test_out_must_be_a_site_or_empty(vault, tmp_path):
     (tmp_path / "precious").mkdir()
     (tmp_path / "precious" / "thesis.tex").write_text("years of work")
-    result = CliRunner().invoke(main, ["site", "build", "--vault", str(vault.root), "--out", str(tmp_path / "precious")])
+    result = CliRunner().invoke(
+        main, ["site", "build", "--vault", str(vault.root), "--out", str(tmp_path / "precious")]
+    )
     assert result.exit_code == 2 and "not empty" in result.output
     assert (tmp_path / "precious" / "thesis.tex").read_text() == "years of work"
     result = CliRunner().invoke(main, ["site", "build", "--vault", str(vault.root), "--out", str(vault.root)])
@@ -202,7 +211,7 @@ def test_cli_site_build_json_and_default_out(vault):
 
 
 def test_without_the_extra_the_cli_says_how_to_install_it(vault, monkeypatch):
-    monkeypatch.setitem(__import__("sys").modules, "mkdocs", None)   # `import mkdocs` now fails
+    monkeypatch.setitem(__import__("sys").modules, "mkdocs", None)  # `import mkdocs` now fails
     result = CliRunner().invoke(main, ["site", "build", "--vault", str(vault.root)])
     assert result.exit_code == 2 and "pip install 'ihmt-vault[site]'" in result.output
 
@@ -210,6 +219,7 @@ def test_without_the_extra_the_cli_says_how_to_install_it(vault, monkeypatch):
 def test_the_root_mkdocs_yml_builds_the_sample_without_touching_it(tmp_path):
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
+
     before = {p: p.read_bytes() for p in (ROOT / "vault").rglob("*") if p.is_file()}
     cfg = load_config(config_file=str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "showcase"))
     cfg.plugins.on_startup(command="build", dirty=False)
@@ -227,6 +237,7 @@ def test_the_showcase_and_generated_configurations_agree():
     import yaml
 
     from ihmt_vault.frontends import site
+
     showcase = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
     assert showcase["theme"] == site.THEME and showcase["markdown_extensions"] == site.MARKDOWN_EXTENSIONS
     assert showcase["plugins"][0] == "search" and "ihmt" in showcase["plugins"][1]
@@ -237,12 +248,26 @@ def test_serve_rebuilds_when_a_memory_is_edited(vault):
     import socket
     import sys
     import urllib.request
+
     m = vault.save("The kettle is in the second drawer.", title="Where the kettle is", topic="home")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "ihmt_vault", "site", "serve", "--vault", str(vault.root),
-                             "--addr", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ihmt_vault",
+            "site",
+            "serve",
+            "--vault",
+            str(vault.root),
+            "--addr",
+            f"127.0.0.1:{port}",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     url = f"http://127.0.0.1:{port}/{m.path[:-3]}/"
 
     def page_text(until: str, seconds: float = 60) -> str:
@@ -262,7 +287,7 @@ def test_serve_rebuilds_when_a_memory_is_edited(vault):
         page_text("second drawer")
         file = vault.root / m.path
         file.write_text(file.read_text().replace("second drawer", "third drawer"))
-        page_text("third drawer")                       # live reload picked up the edit in the vault
+        page_text("third drawer")  # live reload picked up the edit in the vault
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -288,10 +313,24 @@ class Chromium:
             os.dup2(a, 3)
             os.dup2(b, 4)
 
-        self.proc = subprocess.Popen([exe, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
-                                      "--no-first-run", "--hide-scrollbars", "--window-size=1280,900", "about:blank"],
-                                     close_fds=False, preexec_fn=fds, stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [
+                exe,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--remote-debugging-pipe",
+                "--no-first-run",
+                "--hide-scrollbars",
+                "--window-size=1280,900",
+                "about:blank",
+            ],
+            close_fds=False,
+            preexec_fn=fds,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         os.close(to_chrome)
         os.close(from_chrome)
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
@@ -344,14 +383,18 @@ class Chromium:
 
     def nav_links(self) -> dict[str, str]:
         """The primary navigation as the browser shows it: label → absolute URL."""
-        return self.js("Object.fromEntries([...document.querySelectorAll('nav.md-nav--primary a.md-nav__link')]"
-                       ".map(a => [a.textContent.trim(), a.href]).reverse())")
+        return self.js(
+            "Object.fromEntries([...document.querySelectorAll('nav.md-nav--primary a.md-nav__link')]"
+            ".map(a => [a.textContent.trim(), a.href]).reverse())"
+        )
 
     def click_nav(self, label: str) -> str:
         links = self.nav_links()
         assert label in links, f"{label!r} not in the navigation: {sorted(links)}"
-        self.js(f"setTimeout(() => [...document.querySelectorAll('nav.md-nav--primary a.md-nav__link')]"
-                f".find(a => a.textContent.trim() === {json.dumps(label)}).click(), 0)")
+        self.js(
+            f"setTimeout(() => [...document.querySelectorAll('nav.md-nav--primary a.md-nav__link')]"
+            f".find(a => a.textContent.trim() === {json.dumps(label)}).click(), 0)"
+        )
         self.wait_for(links[label])
         return links[label]
 
@@ -391,7 +434,9 @@ def served(sample):
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-@pytest.mark.skipif(not CHROMIUM, reason="Chromium is not installed (Debian: apt-get install chromium; .ci/run installs it)")
+@pytest.mark.skipif(
+    not CHROMIUM, reason="Chromium is not installed (Debian: apt-get install chromium; .ci/run installs it)"
+)
 def test_a_browser_follows_the_navigation_to_an_outdated_memory(served, tmp_path):
     browser = Chromium(CHROMIUM)
     try:
@@ -400,18 +445,26 @@ def test_a_browser_follows_the_navigation_to_an_outdated_memory(served, tmp_path
         for label in ("Work", "Infrastructure", "Databases", "Staging runs PostgreSQL 15"):
             browser.click_nav(label)
         assert browser.js("location.pathname") == "/work/infrastructure/databases/staging-runs-postgresql-15/"
-        assert browser.js("document.querySelector('article h1').firstChild.textContent.trim()") == "Staging runs PostgreSQL 15"
-        badge = browser.js("(b => b && {text: b.textContent.trim(), href: b.href, bg: getComputedStyle(b).backgroundColor,"
-                           " w: b.getBoundingClientRect().width})(document.querySelector('article a.ihmt-outdated'))")
+        assert (
+            browser.js("document.querySelector('article h1').firstChild.textContent.trim()")
+            == "Staging runs PostgreSQL 15"
+        )
+        badge = browser.js(
+            "(b => b && {text: b.textContent.trim(), href: b.href, bg: getComputedStyle(b).backgroundColor,"
+            " w: b.getBoundingClientRect().width})(document.querySelector('article a.ihmt-outdated'))"
+        )
         assert badge["text"] == "OUTDATED → Staging runs PostgreSQL 17"
         assert badge["href"].endswith("/work/infrastructure/databases/staging-runs-postgresql-17/")
-        assert badge["bg"] == "rgb(198, 40, 40)" and badge["w"] > 50          # the stylesheet applies: visible, red
+        assert badge["bg"] == "rgb(198, 40, 40)" and badge["w"] > 50  # the stylesheet applies: visible, red
         shot = Path(os.environ.get("IHMT_SCREENSHOT_DIR", tmp_path)) / "site-outdated-memory.png"
         shot.parent.mkdir(parents=True, exist_ok=True)
         browser.screenshot(shot)
         assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
         browser.js("setTimeout(() => document.querySelector('article a.ihmt-outdated').click(), 0)")  # it leads on
         browser.wait_for("/staging-runs-postgresql-17/")
-        assert browser.js("document.querySelector('article h1').firstChild.textContent.trim()") == "Staging runs PostgreSQL 17"
+        assert (
+            browser.js("document.querySelector('article h1').firstChild.textContent.trim()")
+            == "Staging runs PostgreSQL 17"
+        )
     finally:
         browser.close()

@@ -1,6 +1,7 @@
 """The site as a new user meets it: struck-through OUTDATED lines, a local build that works from disk,
 folder names that keep their acronyms, Obsidian image sizes, and `ihmt site serve` answering its search
 box with the vault's own search (and nothing private)."""
+
 from __future__ import annotations
 
 import io
@@ -26,8 +27,12 @@ from ihmt_vault.storage import tree  # noqa: E402
 
 @pytest.fixture
 def pg(vault):
-    old = vault.save("Staging runs PostgreSQL 15.", title="Staging runs PostgreSQL 15", topic="work/ci", date="2024-03-12")
-    new = vault.save("Staging runs PostgreSQL 17.", title="Staging runs PostgreSQL 17", topic="work/ci", date="2026-02-03")
+    old = vault.save(
+        "Staging runs PostgreSQL 15.", title="Staging runs PostgreSQL 15", topic="work/ci", date="2024-03-12"
+    )
+    new = vault.save(
+        "Staging runs PostgreSQL 17.", title="Staging runs PostgreSQL 17", topic="work/ci", date="2026-02-03"
+    )
     vault.mark_outdated(old.id, new.id)
     return vault, old, new
 
@@ -44,8 +49,10 @@ def test_a_local_build_links_files_so_it_works_opened_from_disk(pg, tmp_path):
     v, old, new = pg
     r = CliRunner().invoke(main, ["site", "build", "--vault", str(v.root), "--out", str(tmp_path / "local")])
     assert r.exit_code == 0, r.output
-    assert r.output.splitlines()[-1] == \
-        f"open {(tmp_path / 'local/index.html').as_uri()}  (from disk; search needs a server: 'ihmt site serve')"
+    assert (
+        r.output.splitlines()[-1]
+        == f"open {(tmp_path / 'local/index.html').as_uri()}  (from disk; search needs a server: 'ihmt site serve')"
+    )
     assert (tmp_path / "local/work/ci/staging-runs-postgresql-17.html").is_file()
     assert 'href="work/index.html"' in (tmp_path / "local/index.html").read_text(encoding="utf-8")
 
@@ -59,8 +66,17 @@ def test_a_build_for_the_web_keeps_folder_urls(pg, tmp_path):
     assert 'href="work/"' in (tmp_path / "web/index.html").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("name, label", [("ci", "CI"), ("ci-cd", "CI CD"), ("api_docs", "API docs"),
-                                         ("github", "GitHub"), ("recetas", "Recetas"), ("K8s", "K8s")])
+@pytest.mark.parametrize(
+    "name, label",
+    [
+        ("ci", "CI"),
+        ("ci-cd", "CI CD"),
+        ("api_docs", "API docs"),
+        ("github", "GitHub"),
+        ("recetas", "Recetas"),
+        ("K8s", "K8s"),
+    ],
+)
 def test_a_folder_name_keeps_a_known_acronym_and_spelling(name, label):
     assert tree.humanize(name) == label
 
@@ -94,8 +110,9 @@ def test_the_served_search_answers_over_the_published_memories_only(kettle):
     src = site.prepare(kettle, serving=True)
     r = site.search_answer(kettle, src.links, "kettle")
     assert (r["status"], r["query"], r["confidence"]) == ("found", "kettle", "high")
-    assert [(h["title"], h["path"], h["url"], h["status"]) for h in r["hits"]] == \
-        [("Where the kettle is", "home/where-the-kettle-is.md", "home/where-the-kettle-is/", "active")]
+    assert [(h["title"], h["path"], h["url"], h["status"]) for h in r["hits"]] == [
+        ("Where the kettle is", "home/where-the-kettle-is.md", "home/where-the-kettle-is/", "active")
+    ]
     assert "descaler" not in json.dumps(r).lower()
 
 
@@ -111,8 +128,18 @@ def _call(app, path, query="", host="127.0.0.1:8000", method="GET"):
     def start_response(status, headers):
         seen["status"], seen["headers"] = status, dict(headers)
 
-    body = b"".join(app({"PATH_INFO": path, "QUERY_STRING": query, "HTTP_HOST": host, "REQUEST_METHOD": method,
-                         "wsgi.input": io.BytesIO()}, start_response))
+    body = b"".join(
+        app(
+            {
+                "PATH_INFO": path,
+                "QUERY_STRING": query,
+                "HTTP_HOST": host,
+                "REQUEST_METHOD": method,
+                "wsgi.input": io.BytesIO(),
+            },
+            start_response,
+        )
+    )
     return seen["status"], seen["headers"], body
 
 
@@ -124,7 +151,9 @@ def test_the_search_endpoint_answers_json_and_passes_other_requests_on():
     app = site.search_app(pages, lambda q, clue: {"query": q, "clue": clue}, "/", site.loopback_only("127.0.0.1"))
     status, headers, body = _call(app, "/_ihmt/search", "q=staging+postgres&clue=Benidorm")
     assert (status, json.loads(body)) == ("200 OK", {"query": "staging postgres", "clue": "Benidorm"})
-    assert headers["Content-Type"] == "application/json; charset=utf-8" and headers["X-Content-Type-Options"] == "nosniff"
+    assert (
+        headers["Content-Type"] == "application/json; charset=utf-8" and headers["X-Content-Type-Options"] == "nosniff"
+    )
     assert _call(app, "/work/")[2] == b"a page"
     assert _call(app, "/_ihmt/search", "q=x", host="evil.example:8000")[0] == "403 Forbidden"
     assert _call(app, "/_ihmt/search", "q=x", method="POST")[0] == "405 Method Not Allowed"
@@ -141,16 +170,32 @@ def test_site_serve_answers_its_search_box_with_the_vaults_search(kettle):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "ihmt_vault", "site", "serve", "--vault", str(kettle.root),
-                             "--addr", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ihmt_vault",
+            "site",
+            "serve",
+            "--vault",
+            str(kettle.root),
+            "--addr",
+            f"127.0.0.1:{port}",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
-        deadline = time.monotonic() + 120       # a hang guard: the server is up once it answers
+        deadline = time.monotonic() + 120  # a hang guard: the server is up once it answers
         while True:
             try:
-                answer = json.loads(urllib.request.urlopen(
-                    f"http://127.0.0.1:{port}/_ihmt/search?q=where+is+the+kettle", timeout=10).read())
+                answer = json.loads(
+                    urllib.request.urlopen(
+                        f"http://127.0.0.1:{port}/_ihmt/search?q=where+is+the+kettle", timeout=10
+                    ).read()
+                )
                 break
-            except OSError:   # not up yet (refused), or busy building (a read timeout on a loaded machine)
+            except OSError:  # not up yet (refused), or busy building (a read timeout on a loaded machine)
                 assert time.monotonic() < deadline and proc.poll() is None, "ihmt site serve did not start"
                 time.sleep(0.2)
         assert (answer["status"], [h["title"] for h in answer["hits"]]) == ("found", ["Where the kettle is"])
@@ -169,16 +214,35 @@ def test_a_static_build_has_no_served_search(vault, tmp_path):
     assert "_ihmt/search.js" not in Path(tmp_path / "out/index.html").read_text(encoding="utf-8")
 
 
-@pytest.mark.skipif(not __import__("shutil").which("chromium"), reason="Chromium is not installed (Debian: apt-get install chromium)")
+@pytest.mark.skipif(
+    not __import__("shutil").which("chromium"), reason="Chromium is not installed (Debian: apt-get install chromium)"
+)
 def test_a_browser_sees_the_vaults_answer_in_the_search_box_as_text(kettle):
     from test_site import Chromium
-    kettle.save("The <b>spare</b> kettle <img src=x onerror=alert(1)> is in the attic.",
-                title="Spare kettle <b>bold</b>", topic="home")
+
+    kettle.save(
+        "The <b>spare</b> kettle <img src=x onerror=alert(1)> is in the attic.",
+        title="Spare kettle <b>bold</b>",
+        topic="home",
+    )
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "ihmt_vault", "site", "serve", "--vault", str(kettle.root),
-                             "--addr", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ihmt_vault",
+            "site",
+            "serve",
+            "--vault",
+            str(kettle.root),
+            "--addr",
+            f"127.0.0.1:{port}",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     browser = None
     try:
         deadline = time.monotonic() + 120
@@ -191,14 +255,18 @@ def test_a_browser_sees_the_vaults_answer_in_the_search_box_as_text(kettle):
                 time.sleep(0.2)
         browser = Chromium(__import__("shutil").which("chromium"))
         browser.goto(f"http://127.0.0.1:{port}/")
-        browser.js("(i => { i.value = 'spare kettle'; i.dispatchEvent(new Event('input', {bubbles: true})); })"
-                   "(document.querySelector('[data-md-component=\"search-query\"]'))")
+        browser.js(
+            "(i => { i.value = 'spare kettle'; i.dispatchEvent(new Event('input', {bubbles: true})); })"
+            "(document.querySelector('[data-md-component=\"search-query\"]'))"
+        )
         answer = None
         while not answer:
             assert time.monotonic() < deadline, "no answer from the vault's search in the search box"
-            answer = browser.js("(a => a && {status: a.querySelector('.ihmt-status').textContent,"
-                                " title: a.querySelector('.ihmt-hit__title').textContent,"
-                                " tags: a.querySelectorAll('b, img').length})(document.querySelector('.ihmt-answer'))")
+            answer = browser.js(
+                "(a => a && {status: a.querySelector('.ihmt-status').textContent,"
+                " title: a.querySelector('.ihmt-hit__title').textContent,"
+                " tags: a.querySelectorAll('b, img').length})(document.querySelector('.ihmt-answer'))"
+            )
             time.sleep(0.1)
         assert answer == {"status": "FOUND", "title": "Spare kettle <b>bold</b>", "tags": 0}
     finally:

@@ -1,4 +1,5 @@
 """Sync across machines through a real bare remote, and the git hooks on commits made by hand."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -40,7 +41,7 @@ def test_two_machines_editing_offline_end_identical_with_every_memory_and_no_con
     a.save("Machine A: the CI runners moved to Hetzner.", topic="work/infra")
     b.save("Machine B: the staging database is backed up nightly.", topic="work/infra")
     b.save("Machine B: a brand new topic.", topic="garden")
-    for v, name in ((a, "tienda-5G-A"), (b, "tienda-5G-B")):   # the same memory edited on both sides
+    for v, name in ((a, "tienda-5G-A"), (b, "tienda-5G-B")):  # the same memory edited on both sides
         file = v.root / wifi["path"]
         file.write_text(file.read_text().replace("tienda-5G.", f"{name}."))
     first = ihmt("sync", "--json", "--vault", str(a.root))
@@ -53,9 +54,12 @@ def test_two_machines_editing_offline_end_identical_with_every_memory_and_no_con
     for words in ("Hetzner", "backed up nightly", "brand new topic", "tienda-5G-A.", "tienda-5G-B."):
         assert words in texts
     import json
+
     report = json.loads(second.stdout)
-    assert report["conflicts"] == [f"{wifi['path']}: edited on both machines; this side's text kept, the other "
-                                   f"side's saved as work/office/office-wifi-conflict-copy.md."]
+    assert report["conflicts"] == [
+        f"{wifi['path']}: edited on both machines; this side's text kept, the other "
+        f"side's saved as work/office/office-wifi-conflict-copy.md."
+    ]
     copy = Vault.open(b.root).get("work/office/office-wifi-conflict-copy.md")
     assert (copy.title, copy.meta["conflict_of"]) == ("Office wifi (conflict copy)", wifi["id"])
     for v in (a, b):
@@ -100,30 +104,45 @@ def test_sync_status_says_ahead_and_behind(machines):
     b.save("Only on B.", topic="misc")
     r = ihmt("sync", "--status", "--vault", str(b.root))
     assert r.stdout == "origin/master: 1 ahead, 1 behind, 0 pending edits\n" or r.stdout.endswith(
-        ": 1 ahead, 1 behind, 0 pending edits\n")
+        ": 1 ahead, 1 behind, 0 pending edits\n"
+    )
 
 
 def test_sync_without_a_remote_is_a_clear_error(vault):
     r = ihmt("sync", "--vault", str(vault.root))
-    assert (r.returncode, r.stderr) == (2, "error: this vault has no git remote; add one with 'git remote add origin URL'\n")
+    assert (r.returncode, r.stderr) == (
+        2,
+        "error: this vault has no git remote; add one with 'git remote add origin URL'\n",
+    )
 
 
 def test_a_hand_commit_of_broken_front_matter_or_a_secret_is_refused_by_the_hook(vault):
     (vault.root / "notes").mkdir()
     (vault.root / "notes/broken.md").write_text("---\ntitle: [oops\n---\nx\n")
     git(vault.root, "add", "notes/broken.md")
-    r = subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qm", "by hand"],
-                       cwd=vault.root, capture_output=True, text=True)
+    r = subprocess.run(
+        ["git", "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qm", "by hand"],
+        cwd=vault.root,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 1
     assert "error: notes/broken.md: front matter is not valid YAML at line 3" in r.stderr
     git(vault.root, "rm", "-q", "--cached", "notes/broken.md")
     (vault.root / "notes/broken.md").unlink()
     (vault.root / "notes/key.md").write_text("The deploy key is AKIA2E0A8F3B244C9986.\n")
     git(vault.root, "add", "notes/key.md")
-    r = subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qm", "by hand"],
-                       cwd=vault.root, capture_output=True, text=True)
+    r = subprocess.run(
+        ["git", "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qm", "by hand"],
+        cwd=vault.root,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 1
-    assert "error: notes/key.md: contains what looks like an AWS access key (detect-secrets: AWSKeyDetector); remove it before committing" in r.stderr
+    assert (
+        "error: notes/key.md: contains what looks like an AWS access key (detect-secrets: AWSKeyDetector); "
+        "remove it before committing" in r.stderr
+    )
     assert commits(vault.root) == ["init: Memory"]
     (vault.root / "notes/key.md").write_text("The deploy key is in 1Password.\n")
     git(vault.root, "add", "notes/key.md")
@@ -140,9 +159,14 @@ def test_hooks_install_keeps_a_persons_own_hook(tmp_path):
     assert own.read_text() == "#!/bin/sh\necho mine\n"
     r = ihmt("hooks", "install", "--json", "--vault", str(v.root))
     import json
+
     actions = {h["hook"]: h["action"] for h in json.loads(r.stdout)}
-    assert actions == {"pre-commit": "skipped", "post-merge": "unchanged", "post-checkout": "unchanged",
-                       "post-rewrite": "unchanged"}
+    assert actions == {
+        "pre-commit": "skipped",
+        "post-merge": "unchanged",
+        "post-checkout": "unchanged",
+        "post-rewrite": "unchanged",
+    }
 
 
 def test_a_plain_git_pull_brings_summaries_and_index_up_to_date_through_the_hook(machines):

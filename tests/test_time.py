@@ -1,4 +1,5 @@
 """Time: corrections supersede, OUTDATED travels with old facts, fact timelines, history from git."""
+
 import os
 import subprocess
 
@@ -11,8 +12,12 @@ from ihmt_vault import BadInput, NotFound
 def test_replace_with_one_clear_candidate_outdates_it_in_one_commit(vault):
     old = vault.save("Staging runs PostgreSQL 15 on db-staging-1.", topic="work/infra", date="2024-03-12")
     vault.save("Backups run nightly with pgBackRest.", topic="work/infra")
-    new = vault.save("Staging runs PostgreSQL 17 since the upgrade.", topic="work/infra", date="2026-02-03",
-                     replaces="staging postgresql 15")
+    new = vault.save(
+        "Staging runs PostgreSQL 17 since the upgrade.",
+        topic="work/infra",
+        date="2026-02-03",
+        replaces="staging postgresql 15",
+    )
     assert vault.get(old.id).status == "outdated"
     assert vault.get(old.id).superseded_by == [new.id]
     assert vault.get(new.id).supersedes == [old.id]
@@ -20,12 +25,15 @@ def test_replace_with_one_clear_candidate_outdates_it_in_one_commit(vault):
     message = git(vault.root, "log", "-1", "--format=%B")
     assert f"Memory-Op: replace\nSupersedes: {old.id}\n" in message
     assert sorted(git(vault.root, "show", "--name-only", "--format=", "HEAD").split()) == sorted(
-        ["index.md", "work/index.md", "work/infra/index.md", old.path, new.path])
+        ["index.md", "work/index.md", "work/infra/index.md", old.path, new.path]
+    )
 
 
 def test_replace_with_several_candidates_marks_nothing_and_lists_them(vault):
-    ids = [vault.save(f"{name} is a person Ana knows.", title=f"Luis {name}", topic="people").id
-           for name in ("Marín", "Ortega", "Chen")]
+    ids = [
+        vault.save(f"{name} is a person Ana knows.", title=f"Luis {name}", topic="people").id
+        for name in ("Marín", "Ortega", "Chen")
+    ]
     new = vault.save("Luis now lives in Alicante.", topic="people", replaces="Luis")
     assert all(vault.get(i).status == "active" for i in ids)
     [notice] = new.notices
@@ -52,8 +60,10 @@ def test_outdated_ranks_below_its_correction_with_the_notice(vault):
 def test_contradiction_notice_and_outdating(vault):
     madrid = vault.save("I live in Madrid.", topic="me", date="2024-03-11")
     valencia = vault.save("I moved to Valencia.", topic="me", date="2026-02-03")
-    assert valencia.notices == ["On 2024-03-11 you said user location = 'Madrid'; on 2026-02-03 you updated it to 'Valencia'.",
-                                f"Marked outdated: I live in Madrid. ({madrid.id})."]
+    assert valencia.notices == [
+        "On 2024-03-11 you said user location = 'Madrid'; on 2026-02-03 you updated it to 'Valencia'.",
+        f"Marked outdated: I live in Madrid. ({madrid.id}).",
+    ]
     assert vault.get(madrid.id).status == "outdated"
 
 
@@ -81,7 +91,10 @@ def test_timeline_of_a_fact_with_three_values_and_state_at_a_date(vault):
     [line] = vault.facts("user")
     assert (line.subject, line.attribute, line.current) == ("user", "location", "Valencia")
     assert [(e.value, e.valid_from, e.valid_to) for e in line.entries] == [
-        ("Madrid", "2020-01-10", "2022-09-01"), ("Berlin", "2022-09-01", "2026-02-03"), ("Valencia", "2026-02-03", None)]
+        ("Madrid", "2020-01-10", "2022-09-01"),
+        ("Berlin", "2022-09-01", "2026-02-03"),
+        ("Valencia", "2026-02-03", None),
+    ]
     assert line.value_at("2023-01-01") == "Berlin"
     [then] = vault.facts("user", at="2021-06-30")
     assert then.current == "Madrid"
@@ -89,11 +102,17 @@ def test_timeline_of_a_fact_with_three_values_and_state_at_a_date(vault):
 
 
 def test_facts_recorded_by_the_caller_are_kept_in_front_matter(vault):
-    m = vault.save("Switched the shop to Adyen.", topic="work/payments", date="2026-01-01",
-                   facts=[{"subject": "tienda", "attribute": "payment provider", "value": "Adyen"}])
+    m = vault.save(
+        "Switched the shop to Adyen.",
+        topic="work/payments",
+        date="2026-01-01",
+        facts=[{"subject": "tienda", "attribute": "payment provider", "value": "Adyen"}],
+    )
     text = (vault.root / m.path).read_text()
     assert "facts:\n- subject: tienda\n  attribute: payment provider\n  value: Adyen\n" in text
-    assert [(t.subject, t.attribute, t.current) for t in vault.facts("tienda")] == [("tienda", "payment provider", "Adyen")]
+    assert [(t.subject, t.attribute, t.current) for t in vault.facts("tienda")] == [
+        ("tienda", "payment provider", "Adyen")
+    ]
 
 
 def test_as_of_search_returns_the_value_current_on_that_date(vault):
@@ -113,7 +132,10 @@ def test_a_memory_outdated_by_hand_gets_the_other_side_from_doctor(vault):
     assert [p.kind for p in vault.doctor() if p.kind == "one-sided"] == ["one-sided"]
     vault.doctor(repair=True)
     assert vault.get(new.id).supersedes == [old.id]
-    assert "~~2024-01-01 · [The API is on v1.](the-api-is-on-v1.md)~~ — OUTDATED" in (vault.root / "work/api/index.md").read_text()
+    assert (
+        "~~2024-01-01 · [The API is on v1.](the-api-is-on-v1.md)~~ — OUTDATED"
+        in (vault.root / "work/api/index.md").read_text()
+    )
     assert vault.doctor() == []
 
 
@@ -122,9 +144,11 @@ def test_history_follows_a_moved_memory_and_shows_diffs(vault):
     vault.archive(m.id)
     vault.restore(m.id)
     changes = vault.history(m.id, diff=True)
-    assert [(c.op, c.path) for c in changes] == [("restore", "people/luis-chen-climbs-at-la-pared.md"),
-                                                  ("archive", "archive/people/luis-chen-climbs-at-la-pared.md"),
-                                                  ("save", "people/luis-chen-climbs-at-la-pared.md")]
+    assert [(c.op, c.path) for c in changes] == [
+        ("restore", "people/luis-chen-climbs-at-la-pared.md"),
+        ("archive", "archive/people/luis-chen-climbs-at-la-pared.md"),
+        ("save", "people/luis-chen-climbs-at-la-pared.md"),
+    ]
     assert "-status: active\n+status: archived" in changes[1].diff
 
 
@@ -133,8 +157,12 @@ def test_get_at_a_date_returns_the_memory_as_it_was(vault):
     m = vault.save("Staging runs PostgreSQL 15.", topic="infra")
     # move the first commit back in time, as if saved on 2025-01-01
     git(vault.root, "commit", "--amend", "--no-edit", "--date=2025-01-01T12:00:00Z", "-q")
-    subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "--amend", "--no-edit", "-q"],
-                   cwd=vault.root, env=env, check=True)
+    subprocess.run(
+        ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "--amend", "--no-edit", "-q"],
+        cwd=vault.root,
+        env=env,
+        check=True,
+    )
     file = vault.root / m.path
     file.write_text(file.read_text().replace("PostgreSQL 15", "PostgreSQL 17"))
     vault.doctor(repair=True)
@@ -167,8 +195,9 @@ def test_restore_current_undoes_an_outdate(vault):
 
 
 def test_purge_leaves_no_trace_of_the_text_in_any_commit(vault):
-    secret = vault.save("The office door code is 4711-XYZZY, changed monthly.", title="Office door code",
-                        topic="work/office")
+    secret = vault.save(
+        "The office door code is 4711-XYZZY, changed monthly.", title="Office door code", topic="work/office"
+    )
     vault.save("The office is at Calle Mayor 5.", topic="work/office")
     vault.pin(secret.id)
     asked = []
@@ -176,8 +205,13 @@ def test_purge_leaves_no_trace_of_the_text_in_any_commit(vault):
     assert asked == [4] and result.to_dict() == {"id": secret.id, "purged": True, "commits": 4}
     everything = git(vault.root, "log", "-p", "--all")
     assert "XYZZY" not in everything and "door code" not in everything
-    assert commits(vault.root) == [f"forget: purged memory {secret.id}", "pin: (purged)",
-                                   "save: The office is at Calle Mayor 5.", "save: (purged)", "init: Memory"]
+    assert commits(vault.root) == [
+        f"forget: purged memory {secret.id}",
+        "pin: (purged)",
+        "save: The office is at Calle Mayor 5.",
+        "save: (purged)",
+        "init: Memory",
+    ]
     assert git(vault.root, "status", "--porcelain") == ""
     subprocess.run(["git", "fsck", "--no-progress"], cwd=vault.root, check=True, capture_output=True)
     assert vault.search("door code XYZZY").status == "not_found"

@@ -8,6 +8,7 @@ watcher, the search index holds exactly the catalog's memories, `ihmt doctor` sa
 healthy, `git fsck` passes, and no process printed a traceback (a lock wait that runs out is a
 one-line error the writer retries, and is counted).
 """
+
 from __future__ import annotations
 
 import os
@@ -27,7 +28,8 @@ N = 50 * SCALE
 
 LIB = textwrap.dedent("""
     import sys
-    mk = lambda who, i: ''.join('ba ce di fo gu ha je ki lo mu'.split()[int(c)] if c.isdigit() else c for c in who + 'q' + str(i)) + 'x'
+    mk = lambda who, i: ''.join('ba ce di fo gu ha je ki lo mu'.split()[int(c)] if c.isdigit() else c
+                                for c in who + 'q' + str(i)) + 'x'
     from ihmt_vault import Vault, LockTimeout
     root, who, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     retries = 0
@@ -45,7 +47,8 @@ LIB = textwrap.dedent("""
 
 CLI = textwrap.dedent("""
     import subprocess, sys
-    mk = lambda who, i: ''.join('ba ce di fo gu ha je ki lo mu'.split()[int(c)] if c.isdigit() else c for c in who + 'q' + str(i)) + 'x'
+    mk = lambda who, i: ''.join('ba ce di fo gu ha je ki lo mu'.split()[int(c)] if c.isdigit() else c
+                                for c in who + 'q' + str(i)) + 'x'
     root, who, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     retries = 0
     for i in range(n):
@@ -64,7 +67,8 @@ CLI = textwrap.dedent("""
 
 MCP = textwrap.dedent("""
     import asyncio, os, sys
-    mk = lambda who, i: ''.join('ba ce di fo gu ha je ki lo mu'.split()[int(c)] if c.isdigit() else c for c in who + 'q' + str(i)) + 'x'
+    mk = lambda who, i: ''.join('ba ce di fo gu ha je ki lo mu'.split()[int(c)] if c.isdigit() else c
+                                for c in who + 'q' + str(i)) + 'x'
     from mcp import Client, StdioServerParameters
     from mcp.types import Implementation
     root, who, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -98,8 +102,12 @@ def test_eight_writers_at_once(tmp_path):
     root = tmp_path / "v"
     Vault.init(root).close()
     writers = {"lib1": LIB, "lib2": LIB, "lib3": LIB, "cli1": CLI, "cli2": CLI, "mcp1": MCP, "mcp2": MCP}
-    watcher = subprocess.Popen([sys.executable, "-u", "-m", "ihmt_vault", "watch", "--debounce", "0.3",
-                                "--vault", str(root)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    watcher = subprocess.Popen(
+        [sys.executable, "-u", "-m", "ihmt_vault", "watch", "--debounce", "0.3", "--vault", str(root)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     log: list[str] = []
     threading.Thread(target=lambda: log.extend(l.rstrip("\n") for l in watcher.stdout), daemon=True).start()
     deadline = time.monotonic() + 30
@@ -107,8 +115,15 @@ def test_eight_writers_at_once(tmp_path):
         assert time.monotonic() < deadline and watcher.poll() is None, log
         time.sleep(0.05)
 
-    procs = {who: subprocess.Popen([sys.executable, "-c", code, str(root), who, str(N)], stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True) for who, code in writers.items()}
+    procs = {
+        who: subprocess.Popen(
+            [sys.executable, "-c", code, str(root), who, str(N)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for who, code in writers.items()
+    }
     # the eighth writer: a person writing notes by hand while the others save; the watcher takes them in
     (root / "hand").mkdir()
     for i in range(N):
@@ -116,7 +131,7 @@ def test_eight_writers_at_once(tmp_path):
         time.sleep(0.02)
     results = {who: p.communicate(timeout=900) + (p.returncode,) for who, p in procs.items()}
     try:
-        for who, (out, err, code) in results.items():
+        for who, (_out, err, code) in results.items():
             assert code == 0 and "Traceback" not in err, f"{who}: {err}"
         # the watcher has taken in every hand-written note once the notes carry ids and git is clean
         deadline = time.monotonic() + 120
@@ -140,7 +155,7 @@ def test_eight_writers_at_once(tmp_path):
     saves = [s for s in subjects if s.startswith("save: ")]
     assert sorted(saves) == sorted(f"save: {t}" for t in expected), "not exactly one commit per save"
     others = {s.split(":")[0] for s in subjects if not s.startswith("save: ")}
-    assert others <= {"init", "move", "edit"}, others     # splits and the watcher's edits; no repairs
+    assert others <= {"init", "move", "edit"}, others  # splits and the watcher's edits; no repairs
     assert not any("Recovered: true" in b for b in git(root, "log", "--format=%B").split("\x00"))
 
     with Vault.open(root) as v:
@@ -153,22 +168,26 @@ def test_eight_writers_at_once(tmp_path):
         assert len(ids) == len(set(ids)) == len(expected) + N
         assert v.doctor() == []
         from whoosh import index as windex
+
         ix = windex.open_dir(str(root / ".ihmt/cache/index"))
         with ix.searcher() as s:
             indexed = sorted(d["key"] for d in s.all_stored_fields() if d.get("kind") == "memory")
         ix.close()
         assert indexed == sorted(ids), "the search index and the catalog disagree"
-        for who in savers:   # and the index answers: a sample of markers per writer
+        for who in savers:  # and the index answers: a sample of markers per writer
             for i in (0, N // 2, N - 1):
                 hits = v.search(marker(who, i)).hits
                 assert hits and hits[0].title == f"{who} fact {i}", (who, i)
-    r = subprocess.run([sys.executable, "-m", "ihmt_vault", "doctor", "--vault", str(root)],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "ihmt_vault", "doctor", "--vault", str(root)], capture_output=True, text=True
+    )
     assert (r.returncode, r.stdout) == (0, "vault is healthy\n"), r.stdout + r.stderr
     subprocess.run(["git", "fsck", "--no-progress", "--strict"], cwd=root, check=True, capture_output=True)
     retries = {who: int(re.search(r"retries (\d+)", out).group(1)) for who, (out, _, _) in results.items()}
-    print(f"8 writers x {N} saves: lock waits that ran out and were retried: {retries}; "
-          f"watcher lock errors: {len(lock_errors)}")
+    print(
+        f"8 writers x {N} saves: lock waits that ran out and were retried: {retries}; "
+        f"watcher lock errors: {len(lock_errors)}"
+    )
 
 
 def test_the_watcher_keeps_a_batch_it_could_not_write_for_the_lock(tmp_path):
@@ -176,8 +195,12 @@ def test_the_watcher_keeps_a_batch_it_could_not_write_for_the_lock(tmp_path):
     root = tmp_path / "v"
     Vault.init(root).close()
     (root / ".ihmt/config.toml").write_text("[vault]\nlock_timeout = 0.5\n")
-    watcher = subprocess.Popen([sys.executable, "-u", "-m", "ihmt_vault", "watch", "--debounce", "0.2",
-                                "--vault", str(root)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    watcher = subprocess.Popen(
+        [sys.executable, "-u", "-m", "ihmt_vault", "watch", "--debounce", "0.2", "--vault", str(root)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     log: list[str] = []
     threading.Thread(target=lambda: log.extend(l.rstrip("\n") for l in watcher.stdout), daemon=True).start()
     try:

@@ -13,6 +13,7 @@ alternates recovery by `doctor --repair` and by the next save.
 
 `TORTURE_SCALE` (default 1) multiplies the random rounds (`bench/scale.py --soak`).
 """
+
 from __future__ import annotations
 
 import os
@@ -194,14 +195,20 @@ TESTS = str(Path(__file__).resolve().parent)
 
 
 def ihmt(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ihmt_vault", *args, "--vault", str(root)],
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "ihmt_vault", *args, "--vault", str(root)], capture_output=True, text=True
+    )
 
 
 def crash(root: Path, point: str, before: int = 2, salt: int = 0, **env) -> list[str]:
     """Run the child; it must die by SIGKILL at `point`. Returns the ids whose save returned."""
-    r = subprocess.run([sys.executable, "-c", CHILD, str(root), point, str(before), str(salt), TESTS],
-                       capture_output=True, text=True, env={**os.environ, **env}, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-c", CHILD, str(root), point, str(before), str(salt), TESTS],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=120,
+    )
     assert r.returncode == -signal.SIGKILL, f"{point}: the child did not die at its crash point: {r.stderr}"
     return r.stdout.split()
 
@@ -250,9 +257,24 @@ def fresh(tmp_path: Path, name: str = "v") -> Path:
     return root
 
 
-POINTS = ["before-rename:1", "after-rename:1", "before-rename:2", "after-rename:2", "after-rename:3",
-          "catalog:1", "commit", "write-tree", "commit-tree", "persons-index", "update-ref", "after-update-ref",
-          "index-apply", "whoosh-toc", "index-state", "journal-clear"]
+POINTS = [
+    "before-rename:1",
+    "after-rename:1",
+    "before-rename:2",
+    "after-rename:2",
+    "after-rename:3",
+    "catalog:1",
+    "commit",
+    "write-tree",
+    "commit-tree",
+    "persons-index",
+    "update-ref",
+    "after-update-ref",
+    "index-apply",
+    "whoosh-toc",
+    "index-state",
+    "journal-clear",
+]
 
 
 @pytest.mark.parametrize("point", POINTS)
@@ -280,8 +302,14 @@ def test_kill_in_the_middle_of_a_folder_split(tmp_path, k):
     root = fresh(tmp_path)
     with Vault.open(root) as v:
         branch = v.config.branch_factor
-        items = [{"text": f"Memory {word(500 + j)} about topic {['ops', 'food', 'travel'][j % 3]} {j}.",
-                  "topic": "crowded", "tags": [["ops", "food", "travel"][j % 3]]} for j in range(branch)]
+        items = [
+            {
+                "text": f"Memory {word(500 + j)} about topic {['ops', 'food', 'travel'][j % 3]} {j}.",
+                "topic": "crowded",
+                "tags": [["ops", "food", "travel"][j % 3]],
+            }
+            for j in range(branch)
+        ]
         before = [m.id for m in v.save_many(items)]
     returned = crash(root, f"split-move:{k}", before=0, CRASH_TOPIC="crowded")
     assert returned == []
@@ -330,8 +358,12 @@ def test_random_kills_of_a_loop_of_saves(tmp_path):
     returned: dict[str, int] = {}
     start, rounds, killed_mid_save = 0, 12 * SCALE, 0
     for n in range(rounds):
-        p = subprocess.Popen([sys.executable, "-c", LOOP, str(root), str(start), TESTS], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+        p = subprocess.Popen(
+            [sys.executable, "-c", LOOP, str(root), str(start), TESTS],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert p.stdout.readline() == "ready\n"
         # The kill comes at a random moment after the round's first save has returned: a loaded machine
         # saves more slowly, and no number of saves per second is assumed (120 s only guards a hang).
@@ -345,7 +377,7 @@ def test_random_kills_of_a_loop_of_saves(tmp_path):
         lines = [l.split() for l in out.splitlines() if l.strip()]
         for mid, i in lines:
             returned[mid] = int(i)
-        start += len(lines) + 1       # the killed save's number is never reused
+        start += len(lines) + 1  # the killed save's number is never reused
         no_half_files(root)
         if list(root.rglob("*.ihmt-tmp")) or (root / ".ihmt/cache/journal.jsonl").exists():
             killed_mid_save += 1

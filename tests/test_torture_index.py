@@ -4,6 +4,7 @@ Everything under `.ihmt/cache/` is derived (DESIGN.md): deleting or garbling any
 Whoosh index, its state file, the catalog — in the middle of a long-lived process's work must not
 lose a memory or raise anything but a clear error: the next operation rebuilds and finds them all.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,14 +19,26 @@ from conftest import git
 
 from ihmt_vault import Vault
 
-WORDS = ["ambrosia", "basilisk", "cormorant", "dirigible", "escarpment", "fumarole", "gossamer", "halyard",
-         "isthmus", "juniper", "kestrel", "lagoon"]
+WORDS = [
+    "ambrosia",
+    "basilisk",
+    "cormorant",
+    "dirigible",
+    "escarpment",
+    "fumarole",
+    "gossamer",
+    "halyard",
+    "isthmus",
+    "juniper",
+    "kestrel",
+    "lagoon",
+]
 
 
 @pytest.fixture
 def used(vault):
     ids = {w: vault.save(f"The {w} note: remember the {w}.", topic=f"t/{i % 3}").id for i, w in enumerate(WORDS)}
-    assert vault.search(WORDS[0]).hits[0].id == ids[WORDS[0]]   # a searcher is open
+    assert vault.search(WORDS[0]).hits[0].id == ids[WORDS[0]]  # a searcher is open
     return vault, ids
 
 
@@ -50,8 +63,9 @@ DAMAGE = {
     "garble the index": lambda root: garble(root / CACHE / "index"),
     "delete the index state": lambda root: (root / CACHE / "index/ihmt-state.json").unlink(),
     "garble the index state": lambda root: (root / CACHE / "index/ihmt-state.json").write_text("{not json"),
-    "empty the index folder": lambda root: [p.unlink() for p in (root / CACHE / "index").iterdir()
-                                            if p.name != "MAIN_WRITELOCK"],
+    "empty the index folder": lambda root: [
+        p.unlink() for p in (root / CACHE / "index").iterdir() if p.name != "MAIN_WRITELOCK"
+    ],
     "garble the catalog": lambda root: garble(root / CACHE / "catalog.sqlite"),
     "delete the catalog": lambda root: [p.unlink() for p in (root / CACHE).glob("catalog.sqlite*")],
 }
@@ -66,15 +80,22 @@ def test_damaged_cache_mid_use_is_rebuilt_and_nothing_is_lost(used, damage, then
         ids["zeppelin"] = v.save("The zeppelin note: remember the zeppelin.", topic="t/new").id
     all_found(v, ids)
     assert v.doctor() == [] and git(v.root, "status", "--porcelain") == ""
-    with Vault.open(v.root) as fresh:    # and another process sees the same
+    with Vault.open(v.root) as fresh:  # and another process sees the same
         all_found(fresh, ids)
 
 
-@pytest.mark.xfail(strict=False, reason="a process deleting the cache every 50 ms can outrun the rebuilds (each "
-                   "search rebuilds up to 3 times, then says so in one line); timing-dependent, so not strict")
+@pytest.mark.xfail(
+    strict=False,
+    reason="a process deleting the cache every 50 ms can outrun the rebuilds (each "
+    "search rebuilds up to 3 times, then says so in one line); timing-dependent, so not strict",
+)
 def test_another_process_wrecks_the_cache_while_this_one_searches_and_saves(used):
     v, ids = used
-    wrecker = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+    wrecker = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
         import os, shutil, time, random
         from pathlib import Path
         cache = Path({str(v.root / CACHE)!r})
@@ -85,7 +106,9 @@ def test_another_process_wrecks_the_cache_while_this_one_searches_and_saves(used
                 shutil.rmtree(target) if target.is_dir() else target.write_text("junk")
             except OSError:
                 pass
-    """)])
+    """),
+        ]
+    )
     n = 0
     while wrecker.poll() is None:
         w = WORDS[n % len(WORDS)]
@@ -104,6 +127,7 @@ def test_a_failure_inside_the_index_commit_does_not_leave_its_lock_held(vault):
     `random` is re-seeded) must not leave the index's write lock held by this process: later
     saves would fail with whoosh's LockError forever."""
     import random
+
     vault.save("first note about kestrels", topic="t")
     for i in range(3):
         random.seed(0)

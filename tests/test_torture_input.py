@@ -6,6 +6,7 @@ bombs, tabs, BOM, CRLF, duplicate keys, huge values, unsafe tags); files that ar
 Windows reserved names; texts carrying secrets of common shapes. "Unchanged" is checked on the
 whole tree (bytes of every file but git's internals and the cache) and on the git log.
 """
+
 from __future__ import annotations
 
 import os
@@ -13,6 +14,7 @@ import random
 import subprocess
 import sys
 import textwrap
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -27,9 +29,10 @@ from ihmt_vault.storage import notes
 # text a person can type: any code point but surrogates (not encodable) and NUL (refused elsewhere)
 TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"), max_size=200)
 LINE = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=80).filter(
-    lambda s: s.strip())
+    lambda s: s.strip()
+)
 KEY = st.from_regex(r"\Ax_[a-z][a-z0-9_]{0,12}\Z")
-SCALAR = st.one_of(LINE, st.integers(-10**12, 10**12), st.booleans(), st.lists(LINE, max_size=4))
+SCALAR = st.one_of(LINE, st.integers(-(10**12), 10**12), st.booleans(), st.lists(LINE, max_size=4))
 PROPS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 VAULT_PROPS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -58,8 +61,9 @@ def filled(vault):
 @PROPS
 @given(title=LINE, tags=st.lists(LINE, max_size=5), body=TEXT, extra=st.dictionaries(KEY, SCALAR, max_size=4))
 def test_compose_then_parse_gives_everything_back(title, tags, body, extra):
-    text = notes.compose({"id": "abcdef123", "title": title, "tags": tags, "created": "2026-01-02T03:04:05Z",
-                          **extra}, body)
+    text = notes.compose(
+        {"id": "abcdef123", "title": title, "tags": tags, "created": "2026-01-02T03:04:05Z", **extra}, body
+    )
     m = notes.parse(text, "t/x.md")
     assert (m.id, m.title, m.tags) == ("abcdef123", title, tags)
     assert m.body == (body if body.endswith("\n") else body + "\n")
@@ -68,11 +72,22 @@ def test_compose_then_parse_gives_everything_back(title, tags, body, extra):
 
 
 @PROPS
-@given(meta=st.dictionaries(KEY, SCALAR, min_size=1, max_size=5), body=TEXT,
-       crlf=st.booleans(), bom=st.booleans(), flow=st.booleans(), comment=st.booleans())
+@given(
+    meta=st.dictionaries(KEY, SCALAR, min_size=1, max_size=5),
+    body=TEXT,
+    crlf=st.booleans(),
+    bom=st.booleans(),
+    flow=st.booleans(),
+    comment=st.booleans(),
+)
 def test_update_front_matter_changes_only_its_keys(meta, body, crlf, bom, flow, comment):
-    block = yaml.safe_dump({"title": "Hand written", **meta}, allow_unicode=True, default_flow_style=flow and None,
-                           sort_keys=False, width=4096)
+    block = yaml.safe_dump(
+        {"title": "Hand written", **meta},
+        allow_unicode=True,
+        default_flow_style=flow and None,
+        sort_keys=False,
+        width=4096,
+    )
     if comment:
         block = "# a person's comment\n" + block
     nl = "\r\n" if crlf else "\n"
@@ -80,11 +95,11 @@ def test_update_front_matter_changes_only_its_keys(meta, body, crlf, bom, flow, 
     before = notes.parse(text, "t/x.md")
     out = notes.update_front_matter(text, {"status": "outdated", "superseded_by": ["abcdef123"]}, path="t/x.md")
     after = notes.parse(out, "t/x.md")
-    assert after.body == before.body == body                    # the body's bytes are untouched
+    assert after.body == before.body == body  # the body's bytes are untouched
     assert {k: after.meta[k] for k in meta} == {k: before.meta[k] for k in meta}
     assert (after.title, after.status, after.superseded_by) == ("Hand written", "outdated", ["abcdef123"])
     assert out.startswith("\ufeff") == bom
-    head = out[: len(out) - len(body)]                          # the body is the file's tail
+    head = out[: len(out) - len(body)]  # the body is the file's tail
     assert ("\r\n" in head) == crlf
     if comment:
         assert "# a person's comment" in out
@@ -125,7 +140,7 @@ def test_odd_yaml_that_is_valid_is_read(filled, case):
     text, title = ODD_YAML[case]
     (filled.root / "work/odd.md").write_bytes(text.encode("utf-8"))
     assert filled.get("work/odd.md").title == title
-    report = filled.reconcile(["work/odd.md"])   # the watcher's path: taken in, keys filled, body untouched
+    report = filled.reconcile(["work/odd.md"])  # the watcher's path: taken in, keys filled, body untouched
     assert report.problems == [] and git(filled.root, "status", "--porcelain") == ""
     after = (filled.root / "work/odd.md").read_bytes().decode("utf-8")
     assert after.endswith(notes.split_front_matter(text)[1])
@@ -158,10 +173,12 @@ def test_an_alias_bomb_in_front_matter_is_read_in_bounded_time_and_memory(tmp_pa
     root = tmp_path / "v"
     Vault.init(root).close()
     levels = ["a: &a [x, x, x, x, x, x, x, x, x]"] + [
-        f"{c}: &{c} [{', '.join(['*' + p] * 9)}]" for p, c in zip("abcdefg", "bcdefgh")]
+        f"{c}: &{c} [{', '.join(['*' + p] * 9)}]" for p, c in zip("abcdefg", "bcdefgh")
+    ]
     (root / "t").mkdir()
-    (root / "t/bomb.md").write_text("---\n" + "\n".join(levels) + "\ntags: [" + ", ".join(["*h"] * 9)
-                                     + "]\ntitle: Bomb\n---\nbody\n")
+    (root / "t/bomb.md").write_text(
+        "---\n" + "\n".join(levels) + "\ntags: [" + ", ".join(["*h"] * 9) + "]\ntitle: Bomb\n---\nbody\n"
+    )
     script = textwrap.dedent(f"""
         import resource
         resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
@@ -191,7 +208,7 @@ def test_a_file_that_is_not_text_is_reported_everywhere_and_changes_nothing(fill
     report = filled.reconcile(["work/bad.md"])
     assert [p.path for p in report.problems] == ["work/bad.md"] and report.commit is None
     assert [p.kind for p in filled.doctor() if p.path == "work/bad.md"][:1] == ["broken"]
-    assert filled.search("PostgreSQL").hits          # search is unharmed
+    assert filled.search("PostgreSQL").hits  # search is unharmed
     assert state(filled.root) == before
 
 
@@ -233,11 +250,44 @@ def test_a_10_mb_file_by_hand_is_reported_not_taken_in(filled):
 
 
 # -- topics, ids and paths -------------------------------------------------------------------------
-NASTY_PARTS = st.sampled_from(["..", ".", "", " ", "/", "\\", "C:", "con", "NUL", "com1.txt", "lpt9", "aux",
-                               ".git", ".ihmt", "~", "$HOME", "\0", "a\0b", "%2e%2e", "…", "archive",
-                               "x" * 300, "日本", "ñ", "a b", "*", "?", "<>", "|"])
-TOPICS = st.one_of(TEXT, st.lists(st.one_of(NASTY_PARTS, LINE), min_size=1, max_size=8).map("/".join),
-                   st.lists(NASTY_PARTS, min_size=1, max_size=4).map("\\".join))
+NASTY_PARTS = st.sampled_from(
+    [
+        "..",
+        ".",
+        "",
+        " ",
+        "/",
+        "\\",
+        "C:",
+        "con",
+        "NUL",
+        "com1.txt",
+        "lpt9",
+        "aux",
+        ".git",
+        ".ihmt",
+        "~",
+        "$HOME",
+        "\0",
+        "a\0b",
+        "%2e%2e",
+        "…",
+        "archive",
+        "x" * 300,
+        "日本",
+        "ñ",
+        "a b",
+        "*",
+        "?",
+        "<>",
+        "|",
+    ]
+)
+TOPICS = st.one_of(
+    TEXT,
+    st.lists(st.one_of(NASTY_PARTS, LINE), min_size=1, max_size=8).map("/".join),
+    st.lists(NASTY_PARTS, min_size=1, max_size=4).map("\\".join),
+)
 
 
 @VAULT_PROPS
@@ -258,9 +308,28 @@ def test_any_topic_is_refused_cleanly_or_stays_inside_the_vault(filled, topic):
 
 
 @VAULT_PROPS
-@given(ref=st.one_of(TEXT, TOPICS, st.sampled_from(["../../etc/passwd", "/etc/passwd", "~/.ssh/id_rsa", ".git/config",
-                                                    ".ihmt/config.toml", "index.md", "work/index.md", "work",
-                                                    "\0", "x" * 5000, "CON", "work/../../etc/hosts"])))
+@given(
+    ref=st.one_of(
+        TEXT,
+        TOPICS,
+        st.sampled_from(
+            [
+                "../../etc/passwd",
+                "/etc/passwd",
+                "~/.ssh/id_rsa",
+                ".git/config",
+                ".ihmt/config.toml",
+                "index.md",
+                "work/index.md",
+                "work",
+                "\0",
+                "x" * 5000,
+                "CON",
+                "work/../../etc/hosts",
+            ]
+        ),
+    )
+)
 def test_any_id_or_path_is_found_refused_or_not_found(filled, ref):
     random.seed()
     if ref.startswith("~") and not (ref == "~" or ref.startswith("~/")):
@@ -283,7 +352,7 @@ def test_a_tilde_user_path_that_does_not_exist_is_a_clear_error(filled, ref):
 
 def test_save_many_ids_with_paths_in_them_are_refused(filled):
     for bad in ["../x1234567", "/etc/passwd", "a\0bcdefgh", "CON", "con123/..", "ABCDEFGH", "x" * 33, "ab"]:
-        assert "is not valid" in unchanged(filled, lambda: filled.save_many([{"text": "x", "id": bad}]), BadInput)
+        assert "is not valid" in unchanged(filled, partial(filled.save_many, [{"text": "x", "id": bad}]), BadInput)
 
 
 # -- secrets ---------------------------------------------------------------------------------------
@@ -294,7 +363,8 @@ SECRETS = {
     "AWS secret key (config line)": "aws_secret_access_key = El2hpChYgCfrL1spNxnyVmihA+2O76UMFxFkM+R5",
     "AWS secret key (env)": "export AWS_SECRET_ACCESS_KEY=El2hpChYgCfrL1spNxnyVmihA+2O76UMFxFkM+R5",
     "private key block": "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----",
-    "OpenSSH private key": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----",
+    "OpenSSH private key": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n"
+    "-----END OPENSSH PRIVATE KEY-----",
     "GCP service account": '{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\nMIIE"}',
     "GitHub token": "token ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
     "GitLab token": "glpat-AbCdEfGh1jKlMnOpQrSt is the CI token",
@@ -307,16 +377,21 @@ SECRETS = {
     "npm token": "//registry.npmjs.org/:_authToken=npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
     "PyPI token": "pypi-AgEIcHlwaS5vcmcc7Tvo_hBKqFYY_kv5ZJr3J1TWDtkwtDDb-xHKas1VOqg6YYZYn9ZhyiA4uoRgnatmUdjAW",
     "database URL with password": "prod is postgres://admin:Sup3rS3cret!@db.example.com:5432/prod",
-    "Azure storage key": "DefaultEndpointsProtocol=https;AccountName=foo;AccountKey=AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
-                         "AbCdEfGhIjKlMnOpQrStUvWxYz01234567==;EndpointSuffix=core.windows.net",
+    "Azure storage key": "DefaultEndpointsProtocol=https;AccountName=foo;"
+    "AccountKey=AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKlMnOpQrStUvWxYz01234567==;"
+    "EndpointSuffix=core.windows.net",
     "bearer token": "curl -H 'Authorization: Bearer AbCdEfGhIjKlMnOpQrStUvWxYz0123456789' https://api.example.com",
     "password assignment": "the staging db password: hunter2!x9",
     "Hugging Face token": "HF token hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567",
     "SendGrid key": "SG.AbCdEfGhIjKlMnOpQrStUv.AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfG",
 }
-NOT_SECRETS = ["the password is in 1Password under 'staging db'", "set API_KEY=${API_KEY} in the CI settings",
-               "password: <your password>", "the AWS key lives in the vault, rotate it yearly",
-               "commit 3f9a2c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39 fixed it"]
+NOT_SECRETS = [
+    "the password is in 1Password under 'staging db'",
+    "set API_KEY=${API_KEY} in the CI settings",
+    "password: <your password>",
+    "the AWS key lives in the vault, rotate it yearly",
+    "commit 3f9a2c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39 fixed it",
+]
 
 
 @pytest.mark.parametrize("kind", list(SECRETS))
@@ -327,8 +402,12 @@ def test_a_secret_is_refused_by_save_import_and_cli(filled, kind):
     unchanged(filled, lambda: filled.save_many([{"text": "fine"}, {"text": text}]), SecretRefused)
     unchanged(filled, lambda: filled.save("fine text", title=SECRETS[kind][:120], topic="work"), SecretRefused)
     before = state(filled.root)
-    r = subprocess.run([sys.executable, "-m", "ihmt_vault", "save", "-", "--vault", str(filled.root)],
-                       input=text, capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "ihmt_vault", "save", "-", "--vault", str(filled.root)],
+        input=text,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
     assert state(filled.root) == before
 

@@ -1,4 +1,5 @@
 """A tree a person would keep: titles, file names, placement, the gardener, summaries, corrections."""
+
 import pytest
 
 from ihmt_vault.errors import SecretRefused
@@ -16,7 +17,10 @@ def test_a_long_first_sentence_is_cut_at_a_word_boundary_without_an_ellipsis():
 
 
 def test_a_version_number_does_not_end_the_first_sentence():
-    assert title_from_body("Ana uses Neovim 0.11 with lazy.nvim. She likes it.", "x") == "Ana uses Neovim 0.11 with lazy.nvim."
+    assert (
+        title_from_body("Ana uses Neovim 0.11 with lazy.nvim. She likes it.", "x")
+        == "Ana uses Neovim 0.11 with lazy.nvim."
+    )
 
 
 def test_the_first_heading_is_the_title():
@@ -24,12 +28,15 @@ def test_the_first_heading_is_the_title():
 
 
 def test_a_file_name_is_never_cut_mid_word():
-    assert slugify("Staging runs PostgreSQL 17 and also many more things beyond that which we need") == \
-        "staging-runs-postgresql-17-and-also-many-more-things-beyond"
+    assert (
+        slugify("Staging runs PostgreSQL 17 and also many more things beyond that which we need")
+        == "staging-runs-postgresql-17-and-also-many-more-things-beyond"
+    )
 
 
 def _vault(tmp_path, bf):
     from ihmt_vault import Vault
+
     root = tmp_path / "v"
     Vault.init(root).close()
     (root / ".ihmt/config.toml").write_text(f"[vault]\nbranch_factor = {bf}\n")
@@ -37,10 +44,12 @@ def _vault(tmp_path, bf):
 
 
 def test_save_without_topic_never_opens_a_folder_named_after_one_of_its_words(vault):
-    texts = ["Code style: prefer early returns, forbidden to nest deeper than three levels.",
-             "We chose FastAPI over Flask because async endpoints were needed.",
-             "Luis Fernández is the product owner for billing.",
-             "Always pnpm, never npm, in the frontend repo."]
+    texts = [
+        "Code style: prefer early returns, forbidden to nest deeper than three levels.",
+        "We chose FastAPI over Flask because async endpoints were needed.",
+        "Luis Fernández is the product owner for billing.",
+        "Always pnpm, never npm, in the frontend repo.",
+    ]
     assert [vault.save(t).folder for t in texts] == ["inbox", "inbox", "inbox", "inbox"]
 
 
@@ -60,10 +69,15 @@ def test_save_says_where_it_filed_the_memory_and_the_closest_other_topics(vault)
 
 def test_a_crowded_inbox_is_filed_into_topics_named_by_a_phrase_their_memories_share(tmp_path):
     v = _vault(tmp_path, 6)
-    texts = ["The web framework Django renders the admin.", "Flask is a micro web framework.",
-             "Pyramid is a web framework for large apps.", "pytest runs the unit tests.",
-             "Hypothesis writes property unit tests.", "tox runs the unit tests in many environments.",
-             "Sphinx builds the documentation."]
+    texts = [
+        "The web framework Django renders the admin.",
+        "Flask is a micro web framework.",
+        "Pyramid is a web framework for large apps.",
+        "pytest runs the unit tests.",
+        "Hypothesis writes property unit tests.",
+        "tox runs the unit tests in many environments.",
+        "Sphinx builds the documentation.",
+    ]
     ms = [v.save(t) for t in texts]
     assert [v.get(m.id).folder for m in ms] == ["web-framework"] * 3 + ["unit-tests"] * 3 + ["inbox"]
     v.close()
@@ -71,19 +85,29 @@ def test_a_crowded_inbox_is_filed_into_topics_named_by_a_phrase_their_memories_s
 
 def test_garden_dry_run_lists_moves_and_changes_nothing_then_garden_makes_one_move_commit(tmp_path):
     from conftest import commits, git
+
     v = _vault(tmp_path, 100)
-    texts = ["The web framework Django renders the admin.", "Flask is a micro web framework.",
-             "Pyramid is a web framework for large apps.", "pytest runs the unit tests.",
-             "Hypothesis writes property unit tests.", "tox runs the unit tests in many environments.",
-             "Sphinx builds the documentation."]
+    texts = [
+        "The web framework Django renders the admin.",
+        "Flask is a micro web framework.",
+        "Pyramid is a web framework for large apps.",
+        "pytest runs the unit tests.",
+        "Hypothesis writes property unit tests.",
+        "tox runs the unit tests in many environments.",
+        "Sphinx builds the documentation.",
+    ]
     for t in texts:
         v.save(t)
     v.close()
-    (tmp_path / "v/.ihmt/config.toml").write_text("[vault]\nbranch_factor = 6\n")   # the folder now is crowded
+    (tmp_path / "v/.ihmt/config.toml").write_text("[vault]\nbranch_factor = 6\n")  # the folder now is crowded
     from ihmt_vault import Vault
+
     v = Vault.open(tmp_path / "v")
     plan = v.garden(dry_run=True)
-    assert sorted((m.before, m.after) for m in plan.moved) == [("inbox", "unit-tests")] * 3 + [("inbox", "web-framework")] * 3
+    assert (
+        sorted((m.before, m.after) for m in plan.moved)
+        == [("inbox", "unit-tests")] * 3 + [("inbox", "web-framework")] * 3
+    )
     assert len(commits(v.root)) == 8
     done = v.garden()
     assert sorted(m.id for m in done.moved) == sorted(m.id for m in plan.moved)
@@ -109,8 +133,10 @@ def test_a_folder_description_written_above_the_generated_part_is_kept_and_shown
     vault.save("Staging runs PostgreSQL 17.", topic="infra")
     index = vault.root / "infra/index.md"
     head, _, rest = index.read_text().partition("# Infra\n")
-    index.write_text(f"{head}# Infra\n\nOur servers and what runs on them.\n\n"
-                     "<!-- generated below: a description written above this line is kept -->\n{rest}")
+    index.write_text(
+        f"{head}# Infra\n\nOur servers and what runs on them.\n\n"
+        "<!-- generated below: a description written above this line is kept -->\n{rest}"
+    )
     vault.save("Production runs on OVH.", topic="infra")
     assert "# Infra\n\nOur servers and what runs on them.\n\n<!-- generated below" in index.read_text()
 
@@ -121,7 +147,9 @@ def test_production_moved_to_ovh_outdates_hetzner_and_search_answers_ovh_first_w
     assert vault.get(old.id).status == "outdated"
     hits = vault.search("where is production hosted?").hits
     assert [h.id for h in hits[:2]] == [new.id, old.id]
-    assert hits[1].notices == [f"OUTDATED: superseded by {new.id} (2026-05-01) — Production moved to OVH in Gravelines."]
+    assert hits[1].notices == [
+        f"OUTDATED: superseded by {new.id} (2026-05-01) — Production moved to OVH in Gravelines."
+    ]
 
 
 def test_replaces_finds_the_memory_by_meaning_not_only_by_its_words(vault):
@@ -135,19 +163,25 @@ def test_the_postgresql_15_to_17_chain_is_found_without_replaces(vault):
     old = vault.save("Staging runs PostgreSQL 15.", date="2025-01-10")
     new = vault.save("Staging runs PostgreSQL 17.", date="2026-02-03")
     assert vault.get(old.id).status == "outdated"
-    assert new.notices[0] == "On 2025-01-10 you said Staging uses = 'PostgreSQL 15'; on 2026-02-03 you updated it to 'PostgreSQL 17'."
+    assert (
+        new.notices[0]
+        == "On 2025-01-10 you said Staging uses = 'PostgreSQL 15'; on 2026-02-03 you updated it to 'PostgreSQL 17'."
+    )
 
 
 def test_an_older_memory_on_the_same_subject_no_pattern_settles_is_returned_as_may_be_superseded(vault):
     old = vault.save("The staging database is PostgreSQL 17 since the upgrade.", date="2026-02-03")
     new = vault.save("The staging database is PostgreSQL 18 since the upgrade last week.", date="2026-09-01")
     assert vault.get(old.id).status == "active"
-    assert new.notices[0] == (f"May be superseded: {old.id} The staging database is PostgreSQL 17 since the upgrade. "
-                              f"(2026-02-03); if this corrects it, call mark_outdated({old.id}, <new id>).")
+    assert new.notices[0] == (
+        f"May be superseded: {old.id} The staging database is PostgreSQL 17 since the upgrade. "
+        f"(2026-02-03); if this corrects it, call mark_outdated({old.id}, <new id>)."
+    )
 
 
 def test_a_version_is_not_cut_at_its_dot():
     from ihmt_vault.storage import timeline
+
     assert [f.value for f in timeline.extract("Ana uses Neovim 0.11 for everything.", "user")] == ["Neovim 0.11"]
 
 
@@ -171,6 +205,7 @@ def _placer(keyword_lists):
     from collections import Counter
 
     from ihmt_vault.storage import tree
+
     info = {"python": tree.FolderInfo("python", "Python", 10, ["python", "parser"])}
     held = Counter(w for kws in keyword_lists for w in set(kws))
     return tree.Placer(lambda f: ["python"] if not f else [], info.get, 16, 3, lambda: (held, len(keyword_lists)))
@@ -190,32 +225,49 @@ def test_the_vault_theme_is_the_keywords_more_than_a_quarter_of_its_memories_hol
     from collections import Counter
 
     from ihmt_vault.storage import tree
-    held = Counter({"pythons": 20, "web": 10, "cache": 12, "redis": 32})    # of 64 memories
+
+    held = Counter({"pythons": 20, "web": 10, "cache": 12, "redis": 32})  # of 64 memories
     assert tree.theme(tree.stem_counts(held), 64, 16) == {"python", "redis"}
 
 
 def test_a_crowded_folder_splits_into_subtopics_never_named_by_the_vault_theme():
     from ihmt_vault.storage import tree
-    texts = ["Python web framework Django.", "Python web framework Flask.", "Python web framework Pyramid.",
-             "Python unit tests with pytest.", "Python unit tests with tox.", "Python unit tests with nose."]
+
+    texts = [
+        "Python web framework Django.",
+        "Python web framework Flask.",
+        "Python web framework Pyramid.",
+        "Python unit tests with pytest.",
+        "Python unit tests with tox.",
+        "Python unit tests with nose.",
+    ]
     rows = [{"path": f"inbox/m{i}.md", "text": t, "keywords": []} for i, t in enumerate(texts)]
     assert tree.plan_split(rows, set(), 4, vault_theme={"python"}) == {
         "unit-tests": ["inbox/m3.md", "inbox/m4.md", "inbox/m5.md"],
-        "web-framework": ["inbox/m0.md", "inbox/m1.md", "inbox/m2.md"]}
+        "web-framework": ["inbox/m0.md", "inbox/m1.md", "inbox/m2.md"],
+    }
 
 
-_FRAMEWORKS_AND_TESTS = ["The web framework Django renders the admin.", "Flask is a micro web framework.",
-                         "Pyramid is a web framework for large apps.", "pytest runs the unit tests.",
-                         "Hypothesis writes property unit tests.", "tox runs the unit tests in many environments.",
-                         "Sphinx builds the documentation."]
+_FRAMEWORKS_AND_TESTS = [
+    "The web framework Django renders the admin.",
+    "Flask is a micro web framework.",
+    "Pyramid is a web framework for large apps.",
+    "pytest runs the unit tests.",
+    "Hypothesis writes property unit tests.",
+    "tox runs the unit tests in many environments.",
+    "Sphinx builds the documentation.",
+]
 
 
 def test_the_folders_a_split_makes_are_recorded_in_garden_json_committed_with_the_move(tmp_path):
     from conftest import git
+
     v = _vault(tmp_path, 6)
     for t in _FRAMEWORKS_AND_TESTS:
         v.save(t)
-    assert (v.root / ".ihmt/garden.json").read_text() == '{\n "made": {\n  "unit-tests": "inbox",\n  "web-framework": "inbox"\n }\n}\n'
+    assert (
+        v.root / ".ihmt/garden.json"
+    ).read_text() == '{\n "made": {\n  "unit-tests": "inbox",\n  "web-framework": "inbox"\n }\n}\n'
     assert ".ihmt/garden.json" in git(v.root, "show", "--name-only", "--format=", "HEAD").split()
     v.close()
 
@@ -256,46 +308,82 @@ _TESTS = ["pytest runs the unit tests.", "tox runs the unit tests.", "nose runs 
 
 def test_a_group_is_never_named_by_the_verb_its_members_begin_with():
     from ihmt_vault.storage import clustering, tree
+
     texts = ["Converts Markdown files to HTML.", "Converts CSV files to JSON.", "Converts Word files to PDF."] + _TESTS
     assert clustering.name_groups(texts, [[0, 1, 2], [3, 4, 5]], tree._STOP, set()) == ["files", "unit-tests"]
 
 
 def test_a_group_is_never_named_by_the_verb_before_an_article():
     from ihmt_vault.storage import clustering, tree
+
     texts = ["Sphinx builds the documentation.", "MkDocs builds the site.", "pdoc builds the reference."] + _TESTS
     assert clustering.name_groups(texts, [[0, 1, 2], [3, 4, 5]], tree._STOP, set()) == [None, "unit-tests"]
 
 
 def test_a_group_is_never_named_by_a_preposition():
     from ihmt_vault.storage import clustering, tree
-    texts = ["nginx runs behind the load balancer.", "The admin app sits behind a VPN.", "Grafana stays behind SSO."] + _TESTS
+
+    texts = [
+        "nginx runs behind the load balancer.",
+        "The admin app sits behind a VPN.",
+        "Grafana stays behind SSO.",
+    ] + _TESTS
     assert clustering.name_groups(texts, [[0, 1, 2], [3, 4, 5]], tree._STOP, set()) == [None, "unit-tests"]
 
 
 def test_a_memory_closer_to_another_folders_centre_by_the_margin_is_misplaced():
     from ihmt_vault.storage import tree
-    rows = [{"path": f"web-framework/m{i}.md", "text": t, "keywords": [], "movable": True} for i, t in enumerate(
-        ["Django is a web framework.", "Flask is a web framework.", "Bottle is a web framework.",
-         "pytest runs the unit tests quickly."])] + \
-        [{"path": f"unit-tests/m{i}.md", "text": t, "keywords": [], "movable": True} for i, t in enumerate(
-            ["tox runs the unit tests.", "nose runs the unit tests.", "Hypothesis writes unit tests quickly."])]
+
+    rows = [
+        {"path": f"web-framework/m{i}.md", "text": t, "keywords": [], "movable": True}
+        for i, t in enumerate(
+            [
+                "Django is a web framework.",
+                "Flask is a web framework.",
+                "Bottle is a web framework.",
+                "pytest runs the unit tests quickly.",
+            ]
+        )
+    ] + [
+        {"path": f"unit-tests/m{i}.md", "text": t, "keywords": [], "movable": True}
+        for i, t in enumerate(
+            ["tox runs the unit tests.", "nose runs the unit tests.", "Hypothesis writes unit tests quickly."]
+        )
+    ]
     assert tree.misplaced(rows, {"web-framework", "unit-tests"}) == {"web-framework/m3.md": "unit-tests"}
 
 
 def test_a_memory_a_person_placed_is_never_misplaced():
     from ihmt_vault.storage import tree
-    rows = [{"path": f"web-framework/m{i}.md", "text": t, "keywords": [], "movable": i < 3} for i, t in enumerate(
-        ["Django is a web framework.", "Flask is a web framework.", "Bottle is a web framework.",
-         "pytest runs the unit tests quickly."])] + \
-        [{"path": f"unit-tests/m{i}.md", "text": t, "keywords": [], "movable": True} for i, t in enumerate(
-            ["tox runs the unit tests.", "nose runs the unit tests.", "Hypothesis writes unit tests quickly."])]
+
+    rows = [
+        {"path": f"web-framework/m{i}.md", "text": t, "keywords": [], "movable": i < 3}
+        for i, t in enumerate(
+            [
+                "Django is a web framework.",
+                "Flask is a web framework.",
+                "Bottle is a web framework.",
+                "pytest runs the unit tests quickly.",
+            ]
+        )
+    ] + [
+        {"path": f"unit-tests/m{i}.md", "text": t, "keywords": [], "movable": True}
+        for i, t in enumerate(
+            ["tox runs the unit tests.", "nose runs the unit tests.", "Hypothesis writes unit tests quickly."]
+        )
+    ]
     assert tree.misplaced(rows, {"web-framework", "unit-tests"}) == {}
 
 
-_FOUR_FRAMEWORKS_AND_TESTS = ["The web framework Django renders the admin.", "Flask is a micro web framework.",
-                              "Pyramid is a web framework for large apps.", "Bottle is a small web framework.",
-                              "pytest runs the unit tests.", "Hypothesis writes property unit tests.",
-                              "tox runs the unit tests in many environments."]
+_FOUR_FRAMEWORKS_AND_TESTS = [
+    "The web framework Django renders the admin.",
+    "Flask is a micro web framework.",
+    "Pyramid is a web framework for large apps.",
+    "Bottle is a small web framework.",
+    "pytest runs the unit tests.",
+    "Hypothesis writes property unit tests.",
+    "tox runs the unit tests in many environments.",
+]
 
 
 def test_garden_refiles_a_memory_whose_text_now_fits_another_folder_it_made(tmp_path):
@@ -331,17 +419,25 @@ def test_garden_never_refiles_a_memory_moved_by_hand(tmp_path):
 
 def _hand_written(root, folder, texts, placed=True):
     from ihmt_vault.storage import notes
+
     for t in texts:
         fields = {"id": notes.new_id(), "title": t, "created": "2026-01-01T00:00:00Z"}
         (root / folder).mkdir(parents=True, exist_ok=True)
-        (root / folder / f"{notes.slugify(t)}.md").write_text(notes.compose({**fields, **({"placed": folder} if placed else {})}, t))
+        (root / folder / f"{notes.slugify(t)}.md").write_text(
+            notes.compose({**fields, **({"placed": folder} if placed else {})}, t)
+        )
 
 
 def _oversized_top(tmp_path, placed=True):
     import json
+
     v = _vault(tmp_path, 3)
-    _hand_written(v.root, "tools/docs", ["Sphinx builds the documentation.", "MkDocs builds documentation sites.",
-                                         "pdoc writes documentation pages."], placed)
+    _hand_written(
+        v.root,
+        "tools/docs",
+        ["Sphinx builds the documentation.", "MkDocs builds documentation sites.", "pdoc writes documentation pages."],
+        placed,
+    )
     _hand_written(v.root, "tools/testing", ["pytest runs unit tests.", "tox runs unit tests.", "nose runs unit tests."])
     _hand_written(v.root, "cache", ["Redis caches sessions.", "Memcached caches sessions.", "Varnish caches sessions."])
     _hand_written(v.root, "deploy", ["Ansible deploys servers.", "Salt deploys servers.", "Fabric deploys servers."])
@@ -367,35 +463,64 @@ def test_garden_never_hands_up_a_subfolder_holding_a_memory_a_person_placed(tmp_
 
 def test_a_folder_whose_name_few_of_its_memories_hold_is_misnamed_and_named_for_what_they_share():
     from ihmt_vault.storage import tree
-    texts = ["pytest runs the unit tests.", "tox runs the unit tests.", "nose runs the unit tests.",
-             "Hypothesis writes unit tests.", "ward runs unit tests in parallel.", "Sphinx builds the documentation."]
+
+    texts = [
+        "pytest runs the unit tests.",
+        "tox runs the unit tests.",
+        "nose runs the unit tests.",
+        "Hypothesis writes unit tests.",
+        "ward runs unit tests in parallel.",
+        "Sphinx builds the documentation.",
+    ]
     rows = [{"path": f"docs/m{i}.md", "text": t, "keywords": []} for i, t in enumerate(texts)]
     assert tree.misnamed(rows, {"docs"}) == {"docs": "unit-tests"}
 
 
 def test_a_folder_whose_name_a_third_of_its_memories_hold_keeps_it():
     from ihmt_vault.storage import tree
-    texts = ["pytest runs the unit tests.", "tox runs the unit tests.", "nose runs the unit tests.",
-             "Hypothesis writes unit tests.", "Sphinx builds the docs.", "MkDocs builds the docs."]
+
+    texts = [
+        "pytest runs the unit tests.",
+        "tox runs the unit tests.",
+        "nose runs the unit tests.",
+        "Hypothesis writes unit tests.",
+        "Sphinx builds the docs.",
+        "MkDocs builds the docs.",
+    ]
     rows = [{"path": f"docs/m{i}.md", "text": t, "keywords": []} for i, t in enumerate(texts)]
     assert tree.misnamed(rows, {"docs"}) == {}
 
 
 def test_a_folder_is_never_renamed_to_a_siblings_name():
     from ihmt_vault.storage import tree
-    texts = ["pytest runs the unit tests.", "tox runs the unit tests.", "nose runs the unit tests.",
-             "Hypothesis writes unit tests.", "ward runs unit tests in parallel.", "Sphinx builds the documentation."]
-    rows = [{"path": f"docs/m{i}.md", "text": t, "keywords": []} for i, t in enumerate(texts)] + \
-        [{"path": f"unit-tests/m{i}.md", "text": t, "keywords": []} for i, t in enumerate(texts[:3])]
+
+    texts = [
+        "pytest runs the unit tests.",
+        "tox runs the unit tests.",
+        "nose runs the unit tests.",
+        "Hypothesis writes unit tests.",
+        "ward runs unit tests in parallel.",
+        "Sphinx builds the documentation.",
+    ]
+    rows = [{"path": f"docs/m{i}.md", "text": t, "keywords": []} for i, t in enumerate(texts)] + [
+        {"path": f"unit-tests/m{i}.md", "text": t, "keywords": []} for i, t in enumerate(texts[:3])
+    ]
     assert tree.misnamed(rows, {"docs"}) == {}
 
 
-_DRIFTED = ["pytest runs the unit tests.", "tox runs the unit tests.", "nose runs the unit tests.",
-            "Hypothesis writes unit tests.", "ward runs unit tests in parallel.", "Sphinx builds the documentation."]
+_DRIFTED = [
+    "pytest runs the unit tests.",
+    "tox runs the unit tests.",
+    "nose runs the unit tests.",
+    "Hypothesis writes unit tests.",
+    "ward runs unit tests in parallel.",
+    "Sphinx builds the documentation.",
+]
 
 
 def test_garden_renames_a_folder_it_made_whose_memories_no_longer_hold_its_name(tmp_path):
     import json
+
     v = _vault(tmp_path, 16)
     _hand_written(v.root, "docs", _DRIFTED)
     (v.root / ".ihmt/garden.json").write_text(json.dumps({"made": {"docs": "inbox"}}))
@@ -418,6 +543,7 @@ def test_garden_never_renames_a_folder_a_person_made(tmp_path):
 
 def test_garden_never_renames_a_folder_someone_described(tmp_path):
     import json
+
     v = _vault(tmp_path, 16)
     _hand_written(v.root, "docs", _DRIFTED)
     (v.root / ".ihmt/garden.json").write_text(json.dumps({"made": {"docs": "inbox"}}))
@@ -429,58 +555,112 @@ def test_garden_never_renames_a_folder_someone_described(tmp_path):
 
 def test_a_group_is_never_named_by_an_identifier_out_of_code():
     from ihmt_vault.storage import clustering, tree
-    texts = ["Set airtable_base_id in the env.", "Read airtable_base_id from config.", "Never log airtable_base_id."] + _TESTS
+
+    texts = [
+        "Set airtable_base_id in the env.",
+        "Read airtable_base_id from config.",
+        "Never log airtable_base_id.",
+    ] + _TESTS
     assert clustering.name_groups(texts, [[0, 1, 2], [3, 4, 5]], tree._STOP, set()) == [None, "unit-tests"]
 
 
 def test_a_group_is_never_named_by_an_adverb():
     from ihmt_vault.storage import clustering, tree
+
     texts = ["Explicitly pin versions.", "Explicitly close files.", "Explicitly name exports."] + _TESTS
     assert clustering.name_groups(texts, [[0, 1, 2], [3, 4, 5]], tree._STOP, set()) == [None, "unit-tests"]
 
 
 def test_a_subtopic_the_inbox_splits_off_joins_the_top_folder_of_the_same_name():
     from ihmt_vault.storage import tree
-    texts = ["pytest runs the unit tests.", "tox runs the unit tests.", "nose runs the unit tests.",
-             "Django is a web framework.", "Flask is a web framework.", "Bottle is a web framework."]
+
+    texts = [
+        "pytest runs the unit tests.",
+        "tox runs the unit tests.",
+        "nose runs the unit tests.",
+        "Django is a web framework.",
+        "Flask is a web framework.",
+        "Bottle is a web framework.",
+    ]
     rows = [{"path": f"inbox/m{i}.md", "text": t, "keywords": []} for i, t in enumerate(texts)]
     assert tree.plan_split(rows, {"unit-test", "inbox", "archive"}, 4) == {
         "unit-test": ["inbox/m0.md", "inbox/m1.md", "inbox/m2.md"],
-        "web-framework": ["inbox/m3.md", "inbox/m4.md", "inbox/m5.md"]}
+        "web-framework": ["inbox/m3.md", "inbox/m4.md", "inbox/m5.md"],
+    }
 
 
-_LOOSE = ["Grafana keeps sessions and tokens.", "Prometheus keeps hosts and disks.", "Loki keeps incidents and disks.",
-          "Tempo keeps certificates and alerts.", "Jaeger keeps certificates and tokens.", "Sentry keeps dashboards and metrics.",
-          "PagerDuty keeps metrics and jobs.", "Statuspage keeps sessions and traces.", "Vault keeps errors and dashboards.",
-          "Ansible keeps dashboards and logs."]
+_LOOSE = [
+    "Grafana keeps sessions and tokens.",
+    "Prometheus keeps hosts and disks.",
+    "Loki keeps incidents and disks.",
+    "Tempo keeps certificates and alerts.",
+    "Jaeger keeps certificates and tokens.",
+    "Sentry keeps dashboards and metrics.",
+    "PagerDuty keeps metrics and jobs.",
+    "Statuspage keeps sessions and traces.",
+    "Vault keeps errors and dashboards.",
+    "Ansible keeps dashboards and logs.",
+]
 
 
 def test_a_split_never_files_memories_under_a_name_few_of_them_hold():
     # k-means lumps the ten memories that share little into one cluster, and three of them say
     # "dashboards": such a cluster is clustered again, and what still fits nothing stays
     from ihmt_vault.storage import clustering, tree
-    texts = ["pytest runs the unit tests.", "tox runs the unit tests.", "nose runs the unit tests.",
-             "Hypothesis writes unit tests.", "ward runs unit tests in parallel.", "green runs unit tests fast.",
-             "Django is a web framework.", "Flask is a web framework.", "Bottle is a web framework.",
-             "Pyramid is a web framework.", "Falcon is a web framework.", "Sanic is an async web framework."] + _LOOSE
+
+    texts = [
+        "pytest runs the unit tests.",
+        "tox runs the unit tests.",
+        "nose runs the unit tests.",
+        "Hypothesis writes unit tests.",
+        "ward runs unit tests in parallel.",
+        "green runs unit tests fast.",
+        "Django is a web framework.",
+        "Flask is a web framework.",
+        "Bottle is a web framework.",
+        "Pyramid is a web framework.",
+        "Falcon is a web framework.",
+        "Sanic is an async web framework.",
+    ] + _LOOSE
     assert clustering.plan(texts, 5, tree._STOP) == (
-        {"unit-tests": [0, 1, 2, 3, 4, 5], "web-framework": [6, 7, 8, 9, 10, 11],
-         "certificates": [12, 13, 14, 15, 16, 19], "dashboards": [17, 20, 21]}, [18])
+        {
+            "unit-tests": [0, 1, 2, 3, 4, 5],
+            "web-framework": [6, 7, 8, 9, 10, 11],
+            "certificates": [12, 13, 14, 15, 16, 19],
+            "dashboards": [17, 20, 21],
+        },
+        [18],
+    )
 
 
 def test_the_commit_of_a_split_lists_the_memories_renamed_around_it(tmp_path):
     import json
 
     from conftest import git
+
     v = _vault(tmp_path, 6)
     _hand_written(v.root, "docs", _DRIFTED)
-    _hand_written(v.root, "web", ["Django is a web framework.", "Flask is a web framework.", "Bottle is a web framework.",
-                                  "Jinja renders templates.", "Mako renders templates.", "Chameleon renders templates."])
+    _hand_written(
+        v.root,
+        "web",
+        [
+            "Django is a web framework.",
+            "Flask is a web framework.",
+            "Bottle is a web framework.",
+            "Jinja renders templates.",
+            "Mako renders templates.",
+            "Chameleon renders templates.",
+        ],
+    )
     (v.root / ".ihmt/garden.json").write_text(json.dumps({"made": {"docs": "inbox", "web": "inbox"}}))
     v.reconcile()
     v.save("Pyramid is a web framework.", topic="web")
     body = git(v.root, "log", "-1", "--format=%B")
-    assert sorted({m["path"].rpartition("/")[0] for m in v.memories()}) == ["unit-tests", "web/framework", "web/templates"]
+    assert sorted({m["path"].rpartition("/")[0] for m in v.memories()}) == [
+        "unit-tests",
+        "web/framework",
+        "web/templates",
+    ]
     assert body.count("docs/ → unit-tests/") == 6 and body.count("web/ → web/templates/") == 3
     v.close()
 
@@ -489,8 +669,15 @@ def test_what_the_inbox_holds_beyond_two_branch_factors_goes_where_placement_has
     v = _vault(tmp_path, 3)
     for t in ["Redis caches the sessions.", "Memcached caches the pages.", "Varnish caches the assets."]:
         v.save(t, topic="cache")
-    texts = ["Grafana charts the metrics.", "The sessions expire after an hour.", "Ansible deploys the hosts.",
-             "Loki ships the logs.", "Vault guards the secrets.", "Nomad schedules the jobs.", "Consul finds the services."]
+    texts = [
+        "Grafana charts the metrics.",
+        "The sessions expire after an hour.",
+        "Ansible deploys the hosts.",
+        "Loki ships the logs.",
+        "Vault guards the secrets.",
+        "Nomad schedules the jobs.",
+        "Consul finds the services.",
+    ]
     ms = [v.save(t) for t in texts]
     assert [v.get(m.id).folder for m in ms] == ["inbox", "cache", "inbox", "inbox", "inbox", "inbox", "inbox"]
     v.close()
@@ -498,6 +685,7 @@ def test_what_the_inbox_holds_beyond_two_branch_factors_goes_where_placement_has
 
 def test_a_group_is_never_named_by_what_a_folder_name_leaves_of_a_symbol():
     from ihmt_vault.storage import clustering, tree
+
     texts = ["Bindings for C++ code.", "A C++ compiler front end.", "Parses C++ headers."] + _TESTS
     assert clustering.name_groups(texts, [[0, 1, 2], [3, 4, 5]], tree._STOP, set()) == [None, "unit-tests"]
 
@@ -505,11 +693,27 @@ def test_a_group_is_never_named_by_what_a_folder_name_leaves_of_a_symbol():
 def test_a_folder_the_inbox_overflow_fills_past_the_branch_factor_is_split(tmp_path):
     # saves try a split only in the folder they save into: one that other moves fill is split by them
     v = _vault(tmp_path, 3)
-    _hand_written(v.root, "cache", ["Redis keeps the sessions.", "Memcached keeps the sessions.",
-                                    "Hazelcast keeps the sessions.", "Varnish keeps the pages.", "Squid keeps the pages."])
+    _hand_written(
+        v.root,
+        "cache",
+        [
+            "Redis keeps the sessions.",
+            "Memcached keeps the sessions.",
+            "Hazelcast keeps the sessions.",
+            "Varnish keeps the pages.",
+            "Squid keeps the pages.",
+        ],
+    )
     v.reconcile()
-    texts = ["The pages expire after an hour.", "Grafana charts the metrics.", "Ansible deploys the hosts.",
-             "Loki ships the logs.", "Vault guards the secrets.", "Nomad schedules the jobs.", "Consul finds the services."]
+    texts = [
+        "The pages expire after an hour.",
+        "Grafana charts the metrics.",
+        "Ansible deploys the hosts.",
+        "Loki ships the logs.",
+        "Vault guards the secrets.",
+        "Nomad schedules the jobs.",
+        "Consul finds the services.",
+    ]
     ms = [v.save(t) for t in texts]
     assert v.get(ms[0].id).folder == "cache/pages"
     assert sorted({m["path"].rpartition("/")[0] for m in v.memories()}) == ["cache/pages", "cache/sessions", "inbox"]
@@ -519,33 +723,72 @@ def test_a_folder_the_inbox_overflow_fills_past_the_branch_factor_is_split(tmp_p
 def test_a_split_into_one_subtopic_holding_most_of_the_folder_splits_that_subtopic_instead():
     # "dashboard/" holding 8 of 15 would be the folder under another name, split next into a chain
     from ihmt_vault.storage import clustering, tree
-    texts = ["Nomad keeps the jobs for the dashboard.", "Docker keeps the jobs for the dashboard.",
-             "Argo keeps the jobs for the dashboard.", "Sentry keeps the jobs for the dashboard.",
-             "Ansible keeps the jobs for the dashboard.", "Docker keeps the hosts for the dashboard.",
-             "Loki keeps the hosts for the dashboard.", "Consul keeps the hosts for the dashboard.",
-             "parking permits renew in March", "the printer needs toner", "the wifi password changes monthly",
-             "the badge reader opens at seven", "Luis moved to Lisbon", "holiday requests go to Marta",
-             "the plants get water on mondays"]
+
+    texts = [
+        "Nomad keeps the jobs for the dashboard.",
+        "Docker keeps the jobs for the dashboard.",
+        "Argo keeps the jobs for the dashboard.",
+        "Sentry keeps the jobs for the dashboard.",
+        "Ansible keeps the jobs for the dashboard.",
+        "Docker keeps the hosts for the dashboard.",
+        "Loki keeps the hosts for the dashboard.",
+        "Consul keeps the hosts for the dashboard.",
+        "parking permits renew in March",
+        "the printer needs toner",
+        "the wifi password changes monthly",
+        "the badge reader opens at seven",
+        "Luis moved to Lisbon",
+        "holiday requests go to Marta",
+        "the plants get water on mondays",
+    ]
     assert clustering.plan(texts, 8, tree._STOP) == (
-        {"jobs": [0, 1, 2, 3, 4], "hosts": [5, 6, 7]}, [8, 9, 10, 11, 12, 13, 14])
+        {"jobs": [0, 1, 2, 3, 4], "hosts": [5, 6, 7]},
+        [8, 9, 10, 11, 12, 13, 14],
+    )
 
 
 def test_a_split_refiles_a_memory_anywhere_in_the_tree_that_another_folder_fits_better(tmp_path):
     import json
+
     v = _vault(tmp_path, 3)
-    _hand_written(v.root, "ops/monitoring", ["Grafana charts the metrics.", "Prometheus scrapes the metrics.",
-                                             "Loki charts the metrics.", "Memcached caches the sessions."])
-    _hand_written(v.root, "data", ["Redis caches the sessions.", "Hazelcast caches the sessions.",
-                                   "Aerospike caches the sessions.", "Postgres stores the orders.", "MySQL stores the orders."])
-    (v.root / ".ihmt/garden.json").write_text(json.dumps({"made": {"data": "inbox", "ops": "inbox", "ops/monitoring": "ops"}}))
+    _hand_written(
+        v.root,
+        "ops/monitoring",
+        [
+            "Grafana charts the metrics.",
+            "Prometheus scrapes the metrics.",
+            "Loki charts the metrics.",
+            "Memcached caches the sessions.",
+        ],
+    )
+    _hand_written(
+        v.root,
+        "data",
+        [
+            "Redis caches the sessions.",
+            "Hazelcast caches the sessions.",
+            "Aerospike caches the sessions.",
+            "Postgres stores the orders.",
+            "MySQL stores the orders.",
+        ],
+    )
+    (v.root / ".ihmt/garden.json").write_text(
+        json.dumps({"made": {"data": "inbox", "ops": "inbox", "ops/monitoring": "ops"}})
+    )
     v.reconcile()
     v.save("Dynamo stores the orders.", topic="data")
     # the split of data/ (orders/ made) re-files what it now fits better from the whole tree, not
     # only from the folders around it
     assert sorted(m["path"] for m in v.memories()) == [
-        "data/aerospike-caches-the-sessions.md", "data/hazelcast-caches-the-sessions.md",
-        "data/memcached-caches-the-sessions.md", "data/orders/dynamo-stores-the-orders.md",
-        "data/orders/mysql-stores-the-orders.md", "data/orders/postgres-stores-the-orders.md",
-        "data/redis-caches-the-sessions.md", "ops/monitoring/grafana-charts-the-metrics.md",
-        "ops/monitoring/loki-charts-the-metrics.md", "ops/monitoring/prometheus-scrapes-the-metrics.md"]
+        "data/aerospike-caches-the-sessions.md",
+        "data/hazelcast-caches-the-sessions.md",
+        "data/memcached-caches-the-sessions.md",
+        "data/orders/dynamo-stores-the-orders.md",
+        "data/orders/mysql-stores-the-orders.md",
+        "data/orders/postgres-stores-the-orders.md",
+        "data/redis-caches-the-sessions.md",
+        "ops/monitoring/grafana-charts-the-metrics.md",
+        "ops/monitoring/loki-charts-the-metrics.md",
+        "ops/monitoring/prometheus-scrapes-the-metrics.md",
+    ]
     v.close()

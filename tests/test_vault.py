@@ -1,4 +1,5 @@
 """The vault's operations on real files and a real git repository."""
+
 from pathlib import Path
 
 from conftest import commits, git
@@ -32,30 +33,50 @@ def test_init_again_changes_nothing(tmp_path):
 
 
 def test_save_with_topic_files_it_there_and_commits_memory_and_summary_chain(vault):
-    m = vault.save("Staging moved from PostgreSQL 15 to 17 on 2026-02-03.", title="Staging runs PostgreSQL 17",
-                   topic="work/infrastructure", date="2026-02-03", tags=["database", "staging"], type="fact",
-                   source="claude-code")
+    m = vault.save(
+        "Staging moved from PostgreSQL 15 to 17 on 2026-02-03.",
+        title="Staging runs PostgreSQL 17",
+        topic="work/infrastructure",
+        date="2026-02-03",
+        tags=["database", "staging"],
+        type="fact",
+        source="claude-code",
+    )
     assert m.path == "work/infrastructure/staging-runs-postgresql-17.md"
     assert (m.title, m.type, m.date, m.tags, m.status, m.source) == (
-        "Staging runs PostgreSQL 17", "fact", "2026-02-03", ["database", "staging"], "active", "claude-code")
+        "Staging runs PostgreSQL 17",
+        "fact",
+        "2026-02-03",
+        ["database", "staging"],
+        "active",
+        "claude-code",
+    )
     subject, trailers, files = last_commit(vault.root)
     assert subject == "save: Staging runs PostgreSQL 17"
     assert trailers == {"Memory-Id": [m.id], "Memory-Op": ["save"], "Agent": ["claude-code"]}
-    assert files == ["index.md", "work/index.md", "work/infrastructure/index.md",
-                     "work/infrastructure/staging-runs-postgresql-17.md"]
+    assert files == [
+        "index.md",
+        "work/index.md",
+        "work/infrastructure/index.md",
+        "work/infrastructure/staging-runs-postgresql-17.md",
+    ]
     assert git(vault.root, "status", "--porcelain") == ""
 
 
 def test_summary_lists_memories_subtopics_and_outdated_ones_struck_through(vault):
-    new = vault.save("Staging runs PostgreSQL 17.", title="Staging runs PostgreSQL 17", topic="work/infra",
-                     date="2026-02-03")
-    old = vault.save("Staging runs PostgreSQL 15.", title="Staging runs PostgreSQL 15", topic="work/infra",
-                     date="2024-03-12")
+    new = vault.save(
+        "Staging runs PostgreSQL 17.", title="Staging runs PostgreSQL 17", topic="work/infra", date="2026-02-03"
+    )
+    old = vault.save(
+        "Staging runs PostgreSQL 15.", title="Staging runs PostgreSQL 15", topic="work/infra", date="2024-03-12"
+    )
     vault.mark_outdated(old.id, new.id)
     infra = (vault.root / "work/infra/index.md").read_text()
     assert "- 2026-02-03 · [Staging runs PostgreSQL 17](staging-runs-postgresql-17.md)\n" in infra  # no text repeated
-    assert ("- ~~2024-03-12 · [Staging runs PostgreSQL 15](staging-runs-postgresql-15.md)~~ — OUTDATED → "
-            "[Staging runs PostgreSQL 17](staging-runs-postgresql-17.md)") in infra
+    assert (
+        "- ~~2024-03-12 · [Staging runs PostgreSQL 15](staging-runs-postgresql-15.md)~~ — OUTDATED → "
+        "[Staging runs PostgreSQL 17](staging-runs-postgresql-17.md)"
+    ) in infra
     work = (vault.root / "work/index.md").read_text()
     assert "- [Infra](infra/index.md) — 2 memories · " in work
     assert vault.get(old.id).superseded_by == [new.id]
@@ -98,8 +119,10 @@ def test_save_without_topic_descends_to_the_best_matching_folder(vault):
     vault.save("Staging runs PostgreSQL 17 on the db host.", title="Staging database", topic="work/infrastructure")
     vault.save("Production database backups with pgbackrest.", title="Backups", topic="work/infrastructure")
     vault.save("Tortilla de patatas de la abuela.", title="Tortilla", topic="personal/recetas")
-    m = vault.save("The staging database gets a nightly restore test from the production backups.",
-                   title="Restore test of staging database")
+    m = vault.save(
+        "The staging database gets a nightly restore test from the production backups.",
+        title="Restore test of staging database",
+    )
     assert m.folder == "work/infrastructure"
 
 
@@ -111,8 +134,10 @@ def test_save_without_topic_goes_to_the_inbox_when_nothing_fits(vault):
 
 
 def test_save_many_is_one_import_commit_with_ids_in_order(vault):
-    items = [{"text": f"Fact number {i} about the warehouse.", "title": f"Warehouse fact {i}", "topic": "work/warehouse"}
-             for i in range(5)]
+    items = [
+        {"text": f"Fact number {i} about the warehouse.", "title": f"Warehouse fact {i}", "topic": "work/warehouse"}
+        for i in range(5)
+    ]
     ms = vault.save_many(items, source="importer")
     assert [m.title for m in ms] == [f"Warehouse fact {i}" for i in range(5)]
     assert [m.id for m in ms] == sorted(m.id for m in ms)
@@ -128,9 +153,15 @@ def test_crowded_folder_is_split_into_subtopics_by_shared_keywords_keeping_ids(t
     Vault.init(root).close()
     (root / ".ihmt/config.toml").write_text("[vault]\nbranch_factor = 6\n")
     v = Vault.open(root)
-    texts = ["Postgres vacuum settings", "Postgres replication lag alert", "Postgres upgrade to 17",
-             "Redis eviction policy allkeys-lru", "Redis memory limit 2GB", "Redis persistence off",
-             "Nginx gzip on"]
+    texts = [
+        "Postgres vacuum settings",
+        "Postgres replication lag alert",
+        "Postgres upgrade to 17",
+        "Redis eviction policy allkeys-lru",
+        "Redis memory limit 2GB",
+        "Redis persistence off",
+        "Nginx gzip on",
+    ]
     ms = [v.save(t, topic="infra") for t in texts]
     by_id = {m.id: v.get(m.id).path for m in ms}
     assert by_id[ms[0].id] == "infra/postgres/postgres-vacuum-settings.md"
@@ -148,7 +179,10 @@ def test_history_follows_a_memory_through_a_split_move(tmp_path):
     Vault.init(root).close()
     (root / ".ihmt/config.toml").write_text("[vault]\nbranch_factor = 4\n")
     v = Vault.open(root)
-    ms = [v.save(t, topic="infra") for t in ["Postgres vacuum", "Postgres lag", "Postgres upgrade", "Redis lru", "Nginx gzip"]]
+    ms = [
+        v.save(t, topic="infra")
+        for t in ["Postgres vacuum", "Postgres lag", "Postgres upgrade", "Redis lru", "Nginx gzip"]
+    ]
     assert v.get(ms[0].id).folder == "infra/postgres"
     assert [c.op for c in v.history(ms[0].id)] == ["move", "save"]
     v.close()
@@ -167,7 +201,10 @@ def test_vault_inside_an_existing_repository_commits_only_its_own_paths(tmp_path
     v = Vault.init(repo / "memory")
     m = v.save("We use uv for Python environments.", topic="tooling")
     assert sorted(git(repo, "show", "--name-only", "--format=", "HEAD").split()) == [
-        "memory/index.md", "memory/tooling/index.md", f"memory/{m.path}"]
+        "memory/index.md",
+        "memory/tooling/index.md",
+        f"memory/{m.path}",
+    ]
     assert git(repo, "status", "--porcelain").splitlines() == [" M app.py", "A  notes.txt"]
     assert v.history(m.id)[0].op == "save"
     v.close()
@@ -213,9 +250,9 @@ def test_stats_counts_by_status_and_type(vault):
 def test_a_file_changed_outside_the_tool_is_noticed_by_search(vault):
     m = vault.save("The build server is called jenkins-01.", topic="work/ci")
     file = vault.root / m.path
-    file.write_text(file.read_text().replace("jenkins-01", "buildkite-7"))    # by hand, not committed
-    with Vault.open(vault.root) as other:                                      # another process
+    file.write_text(file.read_text().replace("jenkins-01", "buildkite-7"))  # by hand, not committed
+    with Vault.open(vault.root) as other:  # another process
         assert other.search("buildkite").hits[0].id == m.id
-    vault.refresh(force=True)                                                  # this one, after refresh_interval
+    vault.refresh(force=True)  # this one, after refresh_interval
     assert vault.search("buildkite").hits[0].id == m.id
     assert vault.search("jenkins").status == "not_found"

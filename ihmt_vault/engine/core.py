@@ -22,6 +22,7 @@ that are either committed or listed in the journal, which the next write or `doc
 completes; the catalog and the search index are caches of the files, rebuilt when missing,
 corrupt or behind. Reads never take the lock and never wait for a writer.
 """
+
 from __future__ import annotations
 
 import struct
@@ -66,9 +67,9 @@ class Engine:
         self.gate = roles.Gate(self.repo)
         self._index = None
         self._recalls: Recalls | None = None
-        self._after_running = False   # an `after_commit` reaction's own commits raise no new event
+        self._after_running = False  # an `after_commit` reaction's own commits raise no new event
         self._last_refresh = float("-inf")
-        self._seen_head = ""   # HEAD at the last refresh: another process's commit triggers a new one
+        self._seen_head = ""  # HEAD at the last refresh: another process's commit triggers a new one
 
     def close(self) -> None:
         if self._index is not None:
@@ -84,10 +85,19 @@ class Engine:
                 SearchIndex,
                 SearchSettings,
             )
+
             c = self.config
-            self._index = SearchIndex(self.root / CACHE, rankers=self._rankers(), settings=SearchSettings(
-                beam=c.search_beam, not_found_coverage=c.search_not_found_coverage, tie=c.search_tie,
-                same_subject=c.search_same_subject, context=c.search_context))
+            self._index = SearchIndex(
+                self.root / CACHE,
+                rankers=self._rankers(),
+                settings=SearchSettings(
+                    beam=c.search_beam,
+                    not_found_coverage=c.search_not_found_coverage,
+                    tie=c.search_tie,
+                    same_subject=c.search_same_subject,
+                    context=c.search_context,
+                ),
+            )
         return self._index
 
     @property
@@ -101,13 +111,14 @@ class Engine:
         if not self.config.rankers:
             return []
         from ..plugins import manager as plugins
+
         found = plugins.rankers_by_name()
         out = []
         for name in self.config.rankers:
             ranker = plugins.pick("ranker", found, name)
             ranker = ranker.for_vault(self.root / CACHE) if hasattr(ranker, "for_vault") else ranker
             why = ranker.problem() if hasattr(ranker, "problem") else None
-            if why:   # an optional part: search goes on without it, and says so once
+            if why:  # an optional part: search goes on without it, and says so once
                 warnings.warn(f"ihmt: the {name} ranker is off ({why}); searching by words alone", stacklevel=2)
                 continue
             out.append(ranker)
@@ -116,6 +127,7 @@ class Engine:
     def ranker_status(self) -> dict[str, str]:
         """Each ranker the settings name: "active", or "off: why"."""
         from ..plugins import manager as plugins
+
         found = plugins.rankers_by_name()
         status = {}
         for name in self.config.rankers:
@@ -136,7 +148,7 @@ class Engine:
     def resolve(self, id_or_path: str) -> str:
         """The vault-relative path of a memory given its id or its path."""
         ref = id_or_path.strip() if isinstance(id_or_path, str) else ""
-        if not ref or any(c in ref for c in "\0\n\r"):   # no id or path holds these (and messages are one line)
+        if not ref or any(c in ref for c in "\0\n\r"):  # no id or path holds these (and messages are one line)
             raise BadInput("give a memory id or a path inside the vault (one line)")
         rel = self.layout.safe_rel(ref)
         if rel and self.layout.is_memory_path(rel) and self.layout.abs(rel).is_file():
@@ -147,8 +159,9 @@ class Engine:
             self.refresh(force=True)
             rows = self.catalog.by_id(ref)
         if len(rows) > 1:
-            raise VaultError(f"id {ref} is used by {len(rows)} files ({', '.join(r.path for r in rows)}); "
-                             f"run 'ihmt doctor --repair'")
+            raise VaultError(
+                f"id {ref} is used by {len(rows)} files ({', '.join(r.path for r in rows)}); run 'ihmt doctor --repair'"
+            )
         if not rows:
             raise NotFound(f"{ref}: no memory with this id or path; try 'ihmt search'")
         return rows[0].path
@@ -178,20 +191,28 @@ class Engine:
             count = self.catalog.count("WHERE folder = ? OR folder LIKE ?", (folder, folder + "/%"))
         if not count:
             return None
-        return tree.FolderInfo(name=name, title=str(meta.get("title") or tree.humanize(name)), count=count,
-                               keywords=[str(k) for k in meta.get("keywords") or []])
+        return tree.FolderInfo(
+            name=name,
+            title=str(meta.get("title") or tree.humanize(name)),
+            count=count,
+            keywords=[str(k) for k in meta.get("keywords") or []],
+        )
 
     def render_folder(self, folder: str, description: str | None = None) -> str | None:
         """The index.md a folder should have now (None: an empty topic, to be removed)."""
-        subs = [i for name in self.layout.subfolders(folder)
-                if (i := self.folder_info(f"{folder}/{name}" if folder else name))]
+        subs = [
+            i
+            for name in self.layout.subfolders(folder)
+            if (i := self.folder_info(f"{folder}/{name}" if folder else name))
+        ]
         rows = self.catalog.in_folder(folder)
         if folder and not rows and not subs:
             return None
         title = self.config.title if not folder else tree.humanize(folder.rpartition("/")[2])
         described = self.description(folder) if description is None else description
-        text, _ = tree.render_summary(folder, title, rows, subs, lambda i: next(iter(self.catalog.by_id(i)), None),
-                                      described)
+        text, _ = tree.render_summary(
+            folder, title, rows, subs, lambda i: next(iter(self.catalog.by_id(i)), None), described
+        )
         return text
 
     def description(self, folder: str) -> str:
@@ -203,8 +224,13 @@ class Engine:
 
     def placer(self) -> tree.Placer:
         """Placement of new memories by descending the tree (one per transaction)."""
-        return tree.Placer(self.layout.subfolders, self.folder_info, self.config.branch_factor, self.config.max_depth,
-                           self.catalog.keyword_holders)
+        return tree.Placer(
+            self.layout.subfolders,
+            self.folder_info,
+            self.config.branch_factor,
+            self.config.max_depth,
+            self.catalog.keyword_holders,
+        )
 
     # -- the caches -------------------------------------------------------------------------------
     def refresh(self, force: bool = False) -> None:
@@ -215,8 +241,11 @@ class Engine:
         indexed by the writer itself).
         """
         head = self.repo.head_fast()
-        if not force and head == self._seen_head and \
-                time.monotonic() - self._last_refresh < self.config.refresh_interval:
+        if (
+            not force
+            and head == self._seen_head
+            and time.monotonic() - self._last_refresh < self.config.refresh_interval
+        ):
             return
         try:
             with self.lock.held(timeout=None if force else 0):
@@ -249,9 +278,11 @@ class Engine:
             self.rebuild_caches()
             return
         memories = [p for p in changed if self.layout.is_memory_path(p)]
-        self.update_caches([p for p in memories if self.layout.abs(p).exists()],
-                           [p for p in memories if not self.layout.abs(p).exists()],
-                           {tree.folder_of(p) for p in changed if p.endswith(tree.INDEX)})
+        self.update_caches(
+            [p for p in memories if self.layout.abs(p).exists()],
+            [p for p in memories if not self.layout.abs(p).exists()],
+            {tree.folder_of(p) for p in changed if p.endswith(tree.INDEX)},
+        )
 
     def catalog_file(self, rel: str, known: tuple[Memory, list[str]] | None = None) -> Memory | None:
         """Parse a file (unless this operation just wrote it: `known`) and put it in the catalog; a
@@ -269,7 +300,9 @@ class Engine:
         self.catalog.upsert(m, notes.first_line(m.body), kws, st.st_mtime_ns, st.st_size, facts_of(m))
         return m
 
-    def update_caches(self, changed: Iterable[str], deleted: Iterable[str], summaries: AbstractSet[str] = frozenset()) -> None:
+    def update_caches(
+        self, changed: Iterable[str], deleted: Iterable[str], summaries: AbstractSet[str] = frozenset()
+    ) -> None:
         self.reindex(self.recatalog(changed, deleted), summaries)
 
     def recatalog(self, changed: Iterable[str], deleted: Iterable[str], known: dict | None = None) -> Recatalogued:
@@ -305,6 +338,7 @@ class Engine:
             else:
                 gone.append(f"dir:{folder}")
         from ..search import IndexUnavailable
+
         try:
             self.index.apply(docs, gone, {"generation": r.after})
         except (IndexUnavailable, OSError):  # lost or damaged under us (a cache): start over
@@ -339,10 +373,12 @@ class Engine:
                 doc = self.summary_doc(folder)
                 if doc:
                     yield doc
+
         self.index.rebuild(docs(), {"generation": generation})
 
     def summary_doc(self, folder: str):
         from ..search import Doc
+
         rel = tree.summary_path(folder)
         try:
             text = self.layout.abs(rel).read_text(encoding="utf-8")
@@ -350,14 +386,22 @@ class Engine:
             return None
         block, body = notes.split_front_matter(text)
         meta = notes.front_matter_or_empty(block)
-        return Doc(key=f"dir:{folder}", kind="summary", path=rel, folder=folder, depth=tree.depth(folder),
-                   title=str(meta.get("title") or tree.humanize(folder.rpartition("/")[2]) or self.config.title),
-                   body=body, tags=[str(k) for k in meta.get("keywords") or []])
+        return Doc(
+            key=f"dir:{folder}",
+            kind="summary",
+            path=rel,
+            folder=folder,
+            depth=tree.depth(folder),
+            title=str(meta.get("title") or tree.humanize(folder.rpartition("/")[2]) or self.config.title),
+            body=body,
+            tags=[str(k) for k in meta.get("keywords") or []],
+        )
 
     def compact_index(self) -> bool:
         """Merge the search index into one segment if it has several and no one is writing (what a
         long-lived process does when idle); True when it merged."""
         from ..search import IndexUnavailable
+
         try:
             if self.index.state() is None or self.index.segments() <= 1:
                 return False
@@ -371,6 +415,7 @@ class Engine:
     def search(self, query: str, **ask):
         """Ask the search index; a damaged index is a cache: rebuilt from the files and asked again."""
         from ..search import IndexUnavailable
+
         damaged = (IndexUnavailable, OSError, ValueError, EOFError, KeyError, struct.error)
         self.refresh()
         for _attempt in range(3):
@@ -382,8 +427,10 @@ class Engine:
         try:
             return nested.focus_best(self.index.search(query, **ask))
         except damaged as e:
-            raise VaultError(f"{self.root / CACHE}: the search index keeps being damaged ({e}); "
-                             f"is another program deleting it? Run 'ihmt rebuild'") from None
+            raise VaultError(
+                f"{self.root / CACHE}: the search index keeps being damaged ({e}); "
+                f"is another program deleting it? Run 'ihmt rebuild'"
+            ) from None
 
     # -- the write path ---------------------------------------------------------------------------
     @contextmanager
@@ -405,6 +452,7 @@ class Engine:
     def _after_commit(self, change: Committed) -> None:
         """The `after_commit` event (hookspecs.py): what reacts (decay) writes too, so once, not in a loop."""
         from ..plugins.manager import manager
+
         self._after_running = True
         try:
             manager().hook.after_commit(engine=self, change=change)
@@ -433,14 +481,15 @@ class Engine:
             return []
         return entry.paths
 
-
     def _abandon(self, tx: Transaction) -> None:
         """A refused operation changes nothing: what it wrote goes back to HEAD's, its journal goes."""
         self._roll_back(sorted(tx.written))
         self.journal.clear()
         memories = [p for p in tx.written if self.layout.is_memory_path(p)]
-        self.update_caches([p for p in memories if self.layout.abs(p).exists()],
-                           [p for p in memories if not self.layout.abs(p).exists()])
+        self.update_caches(
+            [p for p in memories if self.layout.abs(p).exists()],
+            [p for p in memories if not self.layout.abs(p).exists()],
+        )
 
     def _committed(self, paths: list[str]) -> bool:
         """Whether every one of these files is as HEAD has it (the operation's commit landed)."""
@@ -475,7 +524,23 @@ def facts_of(m: Memory) -> list[timeline.Fact]:
 
 def memory_doc(m: Memory):
     from ..search import Doc
-    return Doc(key=m.id or f"path:{m.path}", kind="memory", path=m.path, folder=m.folder,
-               depth=tree.depth(m.folder), title=m.title, body=m.body, id=m.id, tags=m.tags, type=m.type,
-               status=m.status, date=m.date, supersedes=m.supersedes, superseded_by=m.superseded_by,
-               pinned=m.pinned, source=m.source, created=m.created)
+
+    return Doc(
+        key=m.id or f"path:{m.path}",
+        kind="memory",
+        path=m.path,
+        folder=m.folder,
+        depth=tree.depth(m.folder),
+        title=m.title,
+        body=m.body,
+        id=m.id,
+        tags=m.tags,
+        type=m.type,
+        status=m.status,
+        date=m.date,
+        supersedes=m.supersedes,
+        superseded_by=m.superseded_by,
+        pinned=m.pinned,
+        source=m.source,
+        created=m.created,
+    )

@@ -7,6 +7,7 @@ modification time moved (a file was added, removed or renamed there — which is
 atomic saves and git checkouts show). The folder times are recorded in the catalog only after it
 has caught up, so a crash in between just looks at those folders again.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,9 +26,9 @@ class Look:
     deleted: list[str] = field(default_factory=list)
     dirs: dict[str, int] = field(default_factory=dict)
     gone_dirs: list[str] = field(default_factory=list)
-    replace_all: bool = False          # no folder times were recorded: `dirs` is the whole vault
-    examined: int = 0                  # files whose stat was compared with the catalog
-    stat_refreshed: bool = False       # git's stat cache was stale (a copied vault) and was refreshed
+    replace_all: bool = False  # no folder times were recorded: `dirs` is the whole vault
+    examined: int = 0  # files whose stat was compared with the catalog
+    stat_refreshed: bool = False  # git's stat cache was stale (a copied vault) and was refreshed
 
 
 # files git calls modified while their stat matches the catalog: past this many, git's stat cache is
@@ -48,8 +49,13 @@ class Freshness:
             dirs: dict[str, int] = {}
             on_disk = self.layout.scan(dirs=dirs)
             known = self.catalog.stamps()
-            return Look([p for p, st in on_disk.items() if known.get(p) != st],
-                        [p for p in known if p not in on_disk], dirs, [], replace_all=True)
+            return Look(
+                [p for p, st in on_disk.items() if known.get(p) != st],
+                [p for p in known if p not in on_disk],
+                dirs,
+                [],
+                replace_all=True,
+            )
         paths, dirs, gone, modified = candidates
         look = Look(dirs=dirs, gone_dirs=gone, examined=len(paths))
         for rel in sorted(paths):

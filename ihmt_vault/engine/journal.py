@@ -9,6 +9,7 @@ Invariant: a journal never blocks the vault. An entry that cannot be replayed (u
 whose replay fails) is set aside next to it as `journal-<time>.set-aside.jsonl`, reported by
 `doctor`, and the vault goes on.
 """
+
 from __future__ import annotations
 
 import json
@@ -47,8 +48,11 @@ class Journal:
         journal cannot be read (then `set_aside` it)."""
         if not self.file.exists():
             return None
-        lines = [json.loads(line) for line in self.file.read_text(encoding="utf-8").splitlines()
-                 if line.strip().startswith("{")]
+        lines = [
+            json.loads(line)
+            for line in self.file.read_text(encoding="utf-8").splitlines()
+            if line.strip().startswith("{")
+        ]
         if not lines:
             self.clear()
             return None
@@ -56,8 +60,9 @@ class Journal:
         paths = [p["path"] for p in lines[1:] if isinstance(p, dict) and isinstance(p.get("path"), str)]
         if not isinstance(head, dict) or any("\0" in p for p in paths):
             raise ValueError("the journal holds an entry that cannot be a vault path")
-        return Entry(str(head.get("op", "edit")), str(head.get("subject", "repair")),
-                     str(head.get("agent", "ihmt")), paths)
+        return Entry(
+            str(head.get("op", "edit")), str(head.get("subject", "repair")), str(head.get("agent", "ihmt")), paths
+        )
 
     def clear(self) -> None:
         self.file.unlink(missing_ok=True)

@@ -7,6 +7,7 @@ write or `doctor --repair` completes. `finish` refreshes the catalog, regenerate
 folder's summary chain bottom-up (writing only what changed), commits exactly the touched paths
 with the operation's trailers, updates the search index and clears the journal.
 """
+
 from __future__ import annotations
 
 import os
@@ -58,8 +59,7 @@ class Host(Protocol):
     def read(self, rel: str) -> Memory: ...
     def placer(self) -> tree.Placer: ...
     def render_folder(self, folder: str, description: str | None = None) -> str | None: ...
-    def recatalog(self, changed: Iterable[str], deleted: Iterable[str],
-                  known: dict | None = None) -> Recatalogued: ...
+    def recatalog(self, changed: Iterable[str], deleted: Iterable[str], known: dict | None = None) -> Recatalogued: ...
     def reindex(self, r: Recatalogued, summaries: set[str]) -> None: ...
     def rebuild_caches(self, progress: Callable[[int, int], None] | None = None) -> int: ...
 
@@ -73,24 +73,24 @@ class Transaction:
         self.subject = subject
         self.trailers = list(trailers)
         self.agent = agent
-        self.paths: set[str] = set()       # every vault path written or deleted
-        self.written: set[str] = set()     # those this transaction wrote itself (a refusal puts them back)
-        self.checked: set[str] = set()     # those taken in (a person's edit, ...) whose writer's role allows them
-        self.folders: set[str] = set()     # folders whose summaries must be regenerated
+        self.paths: set[str] = set()  # every vault path written or deleted
+        self.written: set[str] = set()  # those this transaction wrote itself (a refusal puts them back)
+        self.checked: set[str] = set()  # those taken in (a person's edit, ...) whose writer's role allows them
+        self.folders: set[str] = set()  # folders whose summaries must be regenerated
         self.summaries_written: list[str] = []
         self.reindex_all = False
         self.commit: str | None = None
-        self.merge_parent: str | None = None   # a sync merge: the other side's commit, a second parent
-        self.body = ""                          # the commit message's body (between subject and trailers)
-        self.refused: list[tuple[str, str]] = []   # (path, kind of secret) left out of the commit
+        self.merge_parent: str | None = None  # a sync merge: the other side's commit, a second parent
+        self.body = ""  # the commit message's body (between subject and trailers)
+        self.refused: list[tuple[str, str]] = []  # (path, kind of secret) left out of the commit
         self._journal = journal
         self._placer: tree.Placer | None = None
-        self.known: dict[str, tuple[Memory, list[str]]] = {}   # files this operation wrote, parsed
-        self.moved: list[tuple[str, str]] = []    # (from path, to path), in order
-        self.closest: dict[str, list[str]] = {}   # a memory placed without a topic: the next best top folders
+        self.known: dict[str, tuple[Memory, list[str]]] = {}  # files this operation wrote, parsed
+        self.moved: list[tuple[str, str]] = []  # (from path, to path), in order
+        self.closest: dict[str, list[str]] = {}  # a memory placed without a topic: the next best top folders
 
     def _record(self, rel: str, change: str = "write") -> None:
-        self.e.gate.check(self.op, self.agent, rel, change)   # the roles: `Refused` before the write
+        self.e.gate.check(self.op, self.agent, rel, change)  # the roles: `Refused` before the write
         self.written.add(rel)
         if self._journal:
             self.e.journal.record(rel, self.op, self.subject, self.agent)
@@ -149,7 +149,7 @@ class Transaction:
         dest = self.move(rel, folder)
         if m is not None and notes.placed_by_gardener(m):
             self.rewrite(dest, lambda text: notes.update_front_matter(text, {notes.PLACED: folder}, path=dest))
-            if kws is not None:   # still known: later splits in this operation read it without the disk
+            if kws is not None:  # still known: later splits in this operation read it without the disk
                 self.known[dest] = (notes.parse(files.read_exact(self.e.layout.abs(dest)), dest), kws)
         return dest, m.id if m else ""
 
@@ -189,7 +189,7 @@ class Transaction:
         for n, d in enumerate(drafts):
             kws = tree.keywords(d.title, d.text, d.tags)
             folder = d.folder
-            placer = None   # set when placement chooses the folder
+            placer = None  # set when placement chooses the folder
             if folder is None:
                 placer = self._placer = self._placer or self.e.placer()
                 folder = placer.place(kws, d.type)
@@ -201,10 +201,20 @@ class Transaction:
             d.id = d.id or notes.new_id()
             if placer is not None:
                 self.closest[d.id] = [f for s, f in placer.last if s > 0 and f != folder.split("/")[0]][:3]
-            fields = {"id": d.id, "title": d.title, "type": d.type, "date": d.date,
-                      "created": now, "tags": d.tags, "status": "active", "supersedes": d.supersedes or None,
-                      "source": d.source, "pinned": d.pinned, **d.extra}
-            if d.folder is None:   # placement chose the folder: the gardener may re-file it (`refile`)
+            fields = {
+                "id": d.id,
+                "title": d.title,
+                "type": d.type,
+                "date": d.date,
+                "created": now,
+                "tags": d.tags,
+                "status": "active",
+                "supersedes": d.supersedes or None,
+                "source": d.source,
+                "pinned": d.pinned,
+                **d.extra,
+            }
+            if d.folder is None:  # placement chose the folder: the gardener may re-file it (`refile`)
                 fields[notes.PLACED] = folder
             text = notes.compose(fields, d.text)
             self.write(rel, text)
@@ -228,15 +238,19 @@ class Transaction:
         if self.paths:
             e.recalls.flush(self.write)  # this machine's recall counts travel with the next commit
         memory_paths = [p for p in self.paths if e.layout.is_memory_path(p)]
-        catalogued = e.recatalog([p for p in memory_paths if e.layout.abs(p).exists()],
-                                 [p for p in memory_paths if not e.layout.abs(p).exists()], self.known)
+        catalogued = e.recatalog(
+            [p for p in memory_paths if e.layout.abs(p).exists()],
+            [p for p in memory_paths if not e.layout.abs(p).exists()],
+            self.known,
+        )
         for folder in tree.bottom_up(f for fo in self.folders for f in tree.parents(fo)):
             self._regenerate(folder)
         trailers = [(k, val) for k, val in self.trailers if k != "Agent"] + [("Agent", self.agent)]
         if self.op and not any(k == "Memory-Op" for k, _ in trailers):
             trailers.insert(0, ("Memory-Op", self.op))
-        self.commit = e.repo.commit(sorted(self.paths), gitlog.message(self.subject, trailers, self.body),
-                                    merge_parent=self.merge_parent)
+        self.commit = e.repo.commit(
+            sorted(self.paths), gitlog.message(self.subject, trailers, self.body), merge_parent=self.merge_parent
+        )
         try:
             if not self.reindex_all:
                 rewritten = {tree.folder_of(p) for p in self.summaries_written}  # unchanged ones stay as indexed
@@ -284,7 +298,3 @@ class Transaction:
         if not same:  # only real changes: no needless writes, events or diffs
             self.write(rel, text)
             self.summaries_written.append(rel)
-
-
-
-

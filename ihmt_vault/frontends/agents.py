@@ -34,6 +34,7 @@ stdio`; Gemini CLI `~/.gemini/settings.json` / `.gemini/settings.json` `mcpServe
 project file). Antigravity is left out: where it reads its MCP servers is not documented
 consistently (its own panel, MCP Servers > View raw config, takes the same `mcpServers` entry).
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -61,8 +62,9 @@ SERVER = "ihmt"
 SCOPES = ("user", "project")
 MARK_START = "<!-- ihmt-memory:start -->"
 MARK_END = "<!-- ihmt-memory:end -->"
-CURSOR_RULE_HEAD = ("---\ndescription: Long-term memory (IHMT Vault): when to search it, what to save\n"
-                    "alwaysApply: true\n---\n")
+CURSOR_RULE_HEAD = (
+    "---\ndescription: Long-term memory (IHMT Vault): when to search it, what to save\nalwaysApply: true\n---\n"
+)
 
 
 @dataclass
@@ -95,39 +97,46 @@ class ConfigEdit:
     """One file `setup` writes (or would write): what, where, and exactly the text it adds."""
 
     agent: str
-    kind: str                  # "vault" | "mcp config" | "instructions" | "hook" | "hook script"
+    kind: str  # "vault" | "mcp config" | "instructions" | "hook" | "hook script"
     path: Path | None
-    action: str                # "create" | "update" | "unchanged" | "skip"
-    snippet: str = ""          # exactly what is added or replaced in the file
+    action: str  # "create" | "update" | "unchanged" | "skip"
+    snippet: str = ""  # exactly what is added or replaced in the file
     note: str = ""
     new_text: str | None = None
     backup: Path | None = None
-    mode: int | None = None    # a new file's permissions (the hook script: executable)
+    mode: int | None = None  # a new file's permissions (the hook script: executable)
 
     def to_dict(self) -> dict:
-        return {"agent": self.agent, "kind": self.kind, "path": str(self.path) if self.path else None,
-                "action": self.action, "snippet": self.snippet, "note": self.note,
-                "backup": str(self.backup) if self.backup else None}
+        return {
+            "agent": self.agent,
+            "kind": self.kind,
+            "path": str(self.path) if self.path else None,
+            "action": self.action,
+            "snippet": self.snippet,
+            "note": self.note,
+            "backup": str(self.backup) if self.backup else None,
+        }
 
 
 @dataclass(frozen=True)
 class Agent:
     name: str
     label: str
-    fmt: str                                               # mcpServers | vscode | opencode | codex
+    fmt: str  # mcpServers | vscode | opencode | codex
     config: Callable[[str, Env], Path | None]
     instructions: Callable[[str, Env], Path | None] = lambda scope, env: None
-    instructions_note: str = ""                           # why there is no instruction file to edit
+    instructions_note: str = ""  # why there is no instruction file to edit
     hook: Callable[[str, Env], Path | None] = lambda scope, env: None
-    typed: bool = False                                    # mcpServers entries carry "type": "stdio"
-    after: tuple[str, ...] = ()                            # what the user still does (both scopes)
-    after_project: tuple[str, ...] = ()                    # ... and for a project's files
+    typed: bool = False  # mcpServers entries carry "type": "stdio"
+    after: tuple[str, ...] = ()  # what the user still does (both scopes)
+    after_project: tuple[str, ...] = ()  # ... and for a project's files
 
 
 def _by_scope(user: Callable[[Env], Path] | None, project: Callable[[Env], Path] | None):
     def pick(scope: str, env: Env) -> Path | None:
         f = user if scope == "user" else project
         return f(env) if f else None
+
     return pick
 
 
@@ -135,51 +144,96 @@ def _codex_home(env: Env) -> Path:
     return Path(env.environ["CODEX_HOME"]) if env.environ.get("CODEX_HOME") else env.home / ".codex"
 
 
-AGENTS: dict[str, Agent] = {a.name: a for a in [
-    Agent("claude-code", "Claude Code", "mcpServers",
-          _by_scope(lambda e: e.home / ".claude.json", lambda e: e.cwd / ".mcp.json"),
-          _by_scope(lambda e: e.home / ".claude" / "CLAUDE.md", lambda e: e.cwd / "CLAUDE.md"),
-          hook=_by_scope(lambda e: e.home / ".claude" / "settings.json", lambda e: e.cwd / ".claude" / "settings.json"),
-          typed=True,
-          after_project=("Claude Code asks once whether to use the MCP servers in .mcp.json: approve ihmt "
-                         "('claude mcp reset-project-choices' makes it ask again).",)),
-    Agent("codex", "Codex", "codex",
-          _by_scope(lambda e: _codex_home(e) / "config.toml", lambda e: e.cwd / ".codex" / "config.toml"),
-          _by_scope(lambda e: _codex_home(e) / "AGENTS.md", lambda e: e.cwd / "AGENTS.md"),
-          after=('Codex runs the ihmt tools without asking each time (default_tools_approval_mode = "approve" '
-                 'in [mcp_servers.ihmt]; set it to "prompt" to be asked).',),
-          after_project=("Codex reads a project's .codex/config.toml only when the project is trusted: "
-                         "trust it when Codex asks.",)),
-    Agent("opencode", "opencode", "opencode",
-          _by_scope(lambda e: e.xdg_config() / "opencode" / "opencode.json", lambda e: e.cwd / "opencode.json"),
-          _by_scope(lambda e: e.xdg_config() / "opencode" / "AGENTS.md", lambda e: e.cwd / "AGENTS.md")),
-    Agent("cursor", "Cursor", "mcpServers",
-          _by_scope(lambda e: e.home / ".cursor" / "mcp.json", lambda e: e.cwd / ".cursor" / "mcp.json"),
-          _by_scope(None, lambda e: e.cwd / ".cursor" / "rules" / "ihmt-memory.mdc"),
-          instructions_note="Cursor keeps user rules in its settings (Cursor Settings > Rules): paste the text "
-                            "of {template} there, or run with --scope project for a project rule"),
-    Agent("gemini-cli", "Gemini CLI", "mcpServers",
-          _by_scope(lambda e: e.home / ".gemini" / "settings.json", lambda e: e.cwd / ".gemini" / "settings.json"),
-          _by_scope(lambda e: e.home / ".gemini" / "GEMINI.md", lambda e: e.cwd / "GEMINI.md"),
-          after=("Gemini CLI starts MCP servers and reads a project's .gemini/settings.json only in a trusted "
-                 "folder when folder trust is on: trust the folder when it asks.",)),
-    Agent("claude-desktop", "Claude Desktop", "mcpServers",
-          _by_scope(lambda e: e.app_support("Claude") / "claude_desktop_config.json", None),
-          instructions_note="Claude Desktop reads no instruction file; the server's own instructions tell it "
-                            "how to use the memory (or paste the text of {template} into a project's instructions)"),
-    Agent("vscode", "VS Code", "vscode",
-          _by_scope(lambda e: e.app_support("Code") / "User" / "mcp.json", lambda e: e.cwd / ".vscode" / "mcp.json"),
-          _by_scope(None, lambda e: e.cwd / ".github" / "copilot-instructions.md"),
-          instructions_note="VS Code reads user-level instructions from its settings; run with --scope project "
-                            "to write .github/copilot-instructions.md",
-          after=("VS Code asks you to trust the ihmt server the first time it starts it: choose Trust.",)),
-    Agent("windsurf", "Windsurf", "mcpServers",
-          _by_scope(lambda e: e.home / ".codeium" / "windsurf" / "mcp_config.json", None),
-          instructions_note="Windsurf keeps global rules in Cascade's Customizations > Rules (+ Global): paste the "
-                            "text of {template} there; in a project, Windsurf also reads an AGENTS.md at its root "
-                            "(ihmt setup codex --scope project writes one)",
-          after=("Windsurf: press Refresh in Cascade's MCP servers panel (or restart Windsurf).",)),
-]}
+AGENTS: dict[str, Agent] = {
+    a.name: a
+    for a in [
+        Agent(
+            "claude-code",
+            "Claude Code",
+            "mcpServers",
+            _by_scope(lambda e: e.home / ".claude.json", lambda e: e.cwd / ".mcp.json"),
+            _by_scope(lambda e: e.home / ".claude" / "CLAUDE.md", lambda e: e.cwd / "CLAUDE.md"),
+            hook=_by_scope(
+                lambda e: e.home / ".claude" / "settings.json", lambda e: e.cwd / ".claude" / "settings.json"
+            ),
+            typed=True,
+            after_project=(
+                "Claude Code asks once whether to use the MCP servers in .mcp.json: approve ihmt "
+                "('claude mcp reset-project-choices' makes it ask again).",
+            ),
+        ),
+        Agent(
+            "codex",
+            "Codex",
+            "codex",
+            _by_scope(lambda e: _codex_home(e) / "config.toml", lambda e: e.cwd / ".codex" / "config.toml"),
+            _by_scope(lambda e: _codex_home(e) / "AGENTS.md", lambda e: e.cwd / "AGENTS.md"),
+            after=(
+                'Codex runs the ihmt tools without asking each time (default_tools_approval_mode = "approve" '
+                'in [mcp_servers.ihmt]; set it to "prompt" to be asked).',
+            ),
+            after_project=(
+                "Codex reads a project's .codex/config.toml only when the project is trusted: "
+                "trust it when Codex asks.",
+            ),
+        ),
+        Agent(
+            "opencode",
+            "opencode",
+            "opencode",
+            _by_scope(lambda e: e.xdg_config() / "opencode" / "opencode.json", lambda e: e.cwd / "opencode.json"),
+            _by_scope(lambda e: e.xdg_config() / "opencode" / "AGENTS.md", lambda e: e.cwd / "AGENTS.md"),
+        ),
+        Agent(
+            "cursor",
+            "Cursor",
+            "mcpServers",
+            _by_scope(lambda e: e.home / ".cursor" / "mcp.json", lambda e: e.cwd / ".cursor" / "mcp.json"),
+            _by_scope(None, lambda e: e.cwd / ".cursor" / "rules" / "ihmt-memory.mdc"),
+            instructions_note="Cursor keeps user rules in its settings (Cursor Settings > Rules): paste the text "
+            "of {template} there, or run with --scope project for a project rule",
+        ),
+        Agent(
+            "gemini-cli",
+            "Gemini CLI",
+            "mcpServers",
+            _by_scope(lambda e: e.home / ".gemini" / "settings.json", lambda e: e.cwd / ".gemini" / "settings.json"),
+            _by_scope(lambda e: e.home / ".gemini" / "GEMINI.md", lambda e: e.cwd / "GEMINI.md"),
+            after=(
+                "Gemini CLI starts MCP servers and reads a project's .gemini/settings.json only in a trusted "
+                "folder when folder trust is on: trust the folder when it asks.",
+            ),
+        ),
+        Agent(
+            "claude-desktop",
+            "Claude Desktop",
+            "mcpServers",
+            _by_scope(lambda e: e.app_support("Claude") / "claude_desktop_config.json", None),
+            instructions_note="Claude Desktop reads no instruction file; the server's own instructions tell it "
+            "how to use the memory (or paste the text of {template} into a project's instructions)",
+        ),
+        Agent(
+            "vscode",
+            "VS Code",
+            "vscode",
+            _by_scope(lambda e: e.app_support("Code") / "User" / "mcp.json", lambda e: e.cwd / ".vscode" / "mcp.json"),
+            _by_scope(None, lambda e: e.cwd / ".github" / "copilot-instructions.md"),
+            instructions_note="VS Code reads user-level instructions from its settings; run with --scope project "
+            "to write .github/copilot-instructions.md",
+            after=("VS Code asks you to trust the ihmt server the first time it starts it: choose Trust.",),
+        ),
+        Agent(
+            "windsurf",
+            "Windsurf",
+            "mcpServers",
+            _by_scope(lambda e: e.home / ".codeium" / "windsurf" / "mcp_config.json", None),
+            instructions_note="Windsurf keeps global rules in Cascade's Customizations > Rules (+ Global): paste the "
+            "text of {template} there; in a project, Windsurf also reads an AGENTS.md at its root "
+            "(ihmt setup codex --scope project writes one)",
+            after=("Windsurf: press Refresh in Cascade's MCP servers panel (or restart Windsurf).",),
+        ),
+    ]
+}
 NAMES = tuple(AGENTS)
 
 
@@ -216,7 +270,7 @@ def instructions_text() -> str:
 
 
 HOOK_SCRIPT = "claude-code-session-start.sh"
-PROJECT_HOOK = ".claude/hooks/ihmt-session-start.sh"   # the wrapper's copy in a project
+PROJECT_HOOK = ".claude/hooks/ihmt-session-start.sh"  # the wrapper's copy in a project
 
 
 def hook_script_path() -> Path:
@@ -240,11 +294,18 @@ def _vault_change(agent: Agent, root: Path) -> ConfigEdit | None:
     if (root / VAULT_MARK).is_file():
         return None
     if root.exists() and (not root.is_dir() or any(root.iterdir())):
-        raise BadInput(f"{root}: exists and is not a vault; nothing was written: give the path of a vault "
-                       f"(or a new folder), or make this one a vault with 'ihmt init {root}'")
-    return ConfigEdit(agent.name, "vault", root, "create",
-                  note="a new, empty vault for the agent's memories (inside a git repository it is a folder "
-                       "of that repository: only the vault's own files are committed there)")
+        raise BadInput(
+            f"{root}: exists and is not a vault; nothing was written: give the path of a vault "
+            f"(or a new folder), or make this one a vault with 'ihmt init {root}'"
+        )
+    return ConfigEdit(
+        agent.name,
+        "vault",
+        root,
+        "create",
+        note="a new, empty vault for the agent's memories (inside a git repository it is a folder "
+        "of that repository: only the vault's own files are committed there)",
+    )
 
 
 def _inside(path: Path, folder: Path) -> str | None:
@@ -286,8 +347,10 @@ def _load_json(path: Path, text: str, snippet: str) -> dict:
     try:
         data = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError as e:
-        raise BadInput(f"{path}: is not plain JSON ({e.msg} at line {e.lineno}; comments?); nothing was "
-                       f"written: add this to it by hand: {snippet}") from None
+        raise BadInput(
+            f"{path}: is not plain JSON ({e.msg} at line {e.lineno}; comments?); nothing was "
+            f"written: add this to it by hand: {snippet}"
+        ) from None
     if not isinstance(data, dict):
         raise BadInput(f"{path}: holds a JSON {type(data).__name__}, not an object; nothing was written")
     return data
@@ -327,7 +390,7 @@ def _config_change(agent: Agent, path: Path, command: str, args: list[str]) -> C
 
 
 def _toml_string(s: str) -> str:
-    return json.dumps(s, ensure_ascii=False)   # a JSON string is a valid TOML basic string
+    return json.dumps(s, ensure_ascii=False)  # a JSON string is a valid TOML basic string
 
 
 _CODEX_HEADER = re.compile(r"""^\s*\[\s*mcp_servers\s*\.\s*(?:ihmt|"ihmt"|'ihmt')\s*\]\s*(?:#.*)?$""")
@@ -347,13 +410,19 @@ def _codex_change(agent: Agent, path: Path, command: str, args: list[str]) -> Co
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         table = f"[mcp_servers.{SERVER}]\n" + "".join(lines_ours) + f'{CODEX_APPROVAL} = "approve"\n'
-        raise BadInput(f"{path}: is not valid TOML ({e}); nothing was written: add this to it by hand:\n{table}") from None
+        raise BadInput(
+            f"{path}: is not valid TOML ({e}); nothing was written: add this to it by hand:\n{table}"
+        ) from None
     current = (data.get("mcp_servers") or {}).get(SERVER)
     if not (isinstance(current, dict) and CODEX_APPROVAL in current):
         lines_ours.append(f'{CODEX_APPROVAL} = "approve"\n')
     table = f"[mcp_servers.{SERVER}]\n" + "".join(lines_ours)
-    if isinstance(current, dict) and current.get("command") == command and current.get("args") == args \
-            and CODEX_APPROVAL in current:
+    if (
+        isinstance(current, dict)
+        and current.get("command") == command
+        and current.get("args") == args
+        and CODEX_APPROVAL in current
+    ):
         return ConfigEdit(agent.name, "mcp config", path, "unchanged", table)
     lines = text.splitlines(keepends=True)
     at = next((i for i, line in enumerate(lines) if _CODEX_HEADER.match(line)), None)
@@ -362,8 +431,8 @@ def _codex_change(agent: Agent, path: Path, command: str, args: list[str]) -> Co
     else:
         end = next((j for j in range(at + 1, len(lines)) if _ANY_HEADER.match(lines[j])), len(lines))
         kept, depth = [], 0
-        for line in lines[at + 1:end]:
-            if depth > 0:                         # inside a multi-line value of ours: drop it
+        for line in lines[at + 1 : end]:
+            if depth > 0:  # inside a multi-line value of ours: drop it
                 depth += line.count("[") - line.count("]")
                 continue
             if _OUR_KEYS.match(line):
@@ -377,8 +446,10 @@ def _codex_change(agent: Agent, path: Path, command: str, args: list[str]) -> Co
         ours = tomllib.loads(new)["mcp_servers"][SERVER]
         assert ours["command"] == command and ours["args"] == args
     except Exception:
-        raise BadInput(f"{path}: defines mcp_servers.{SERVER} in a form setup does not rewrite; nothing was "
-                       f"written: replace it by hand with:\n{table}") from None
+        raise BadInput(
+            f"{path}: defines mcp_servers.{SERVER} in a form setup does not rewrite; nothing was "
+            f"written: replace it by hand with:\n{table}"
+        ) from None
     return ConfigEdit(agent.name, "mcp config", path, "update" if path.exists() else "create", table, new_text=new)
 
 
@@ -391,7 +462,7 @@ def _instructions_change(agent: Agent, path: Path, body: str) -> ConfigEdit:
     text = _read(path)
     start, end = text.find(MARK_START), text.find(MARK_END)
     if start >= 0 and end > start:
-        tail = text[end + len(MARK_END):]
+        tail = text[end + len(MARK_END) :]
         new = text[:start] + block + tail.removeprefix("\n")
     elif path.suffix == ".mdc" and not text.strip():
         new = CURSOR_RULE_HEAD + block
@@ -409,23 +480,24 @@ _OUR_HOOK = re.compile(r"(^|[/\\'\" ])ihmt(\.exe)?['\"]? brief\b|claude-code-ses
 def _is_our_hook(group) -> bool:
     """Our SessionStart entry: the wrapper script (either copy), or `ihmt brief` as older versions wrote it."""
     return isinstance(group, dict) and any(
-        isinstance(h, dict) and _OUR_HOOK.search(str(h.get("command", ""))) for h in group.get("hooks") or [])
+        isinstance(h, dict) and _OUR_HOOK.search(str(h.get("command", ""))) for h in group.get("hooks") or []
+    )
 
 
 def hook_command(executable: str | None, vault: str | None, script: str | None = None) -> str:
     """The hook's command line: the wrapper (which never fails a session) run by sh, with this
     machine's `ihmt` (user scope) or the one on PATH and the project's copy (project scope)."""
     args = ["--vault", vault] if vault is not None else []
-    if script is None:                                   # project scope: the copy in the project
+    if script is None:  # project scope: the copy in the project
         return " ".join(['sh "$CLAUDE_PROJECT_DIR"/' + PROJECT_HOOK, *(shlex.quote(a) for a in args)])
-    return " ".join([f"IHMT_BIN={shlex.quote(executable or ihmt_executable())}", "sh",
-                     *(shlex.quote(a) for a in [script, *args])])
+    return " ".join(
+        [f"IHMT_BIN={shlex.quote(executable or ihmt_executable())}", "sh", *(shlex.quote(a) for a in [script, *args])]
+    )
 
 
 def _hook_change(agent: Agent, path: Path, command_line: str) -> ConfigEdit:
     """Claude Code's SessionStart hook: the brief printed by `ihmt brief` becomes session context."""
-    group = {"matcher": "startup|clear|compact",
-             "hooks": [{"type": "command", "command": command_line, "timeout": 15}]}
+    group = {"matcher": "startup|clear|compact", "hooks": [{"type": "command", "command": command_line, "timeout": 15}]}
     snippet = json.dumps({"hooks": {"SessionStart": [group]}}, indent=2, ensure_ascii=False)
 
     def merge(data: dict) -> bool:
@@ -448,8 +520,14 @@ def _hook_change(agent: Agent, path: Path, command_line: str) -> ConfigEdit:
 
 
 # -- planning and applying -------------------------------------------------------------------------
-def plan(agent_name: str, scope: str = "user", vault: Path | None = None, env: Env | None = None,
-         hook: bool = True, executable: str | None = None) -> list[ConfigEdit]:
+def plan(
+    agent_name: str,
+    scope: str = "user",
+    vault: Path | None = None,
+    env: Env | None = None,
+    hook: bool = True,
+    executable: str | None = None,
+) -> list[ConfigEdit]:
     """Every edit `setup` would make, computed from the files as they are; nothing is written."""
     agent = AGENTS.get(agent_name)
     if agent is None:
@@ -464,10 +542,10 @@ def plan(agent_name: str, scope: str = "user", vault: Path | None = None, env: E
     root = chosen_vault(vault, env)
     made = _vault_change(agent, root)
     changes = [made] if made else []
-    if scope == "user":            # this machine: absolute paths of this ihmt and this vault
+    if scope == "user":  # this machine: absolute paths of this ihmt and this vault
         named: str | None = str(root)
         command, args = server_command(root, executable)
-    else:                          # a project's files travel: ihmt from PATH, the vault relative to the project
+    else:  # a project's files travel: ihmt from PATH, the vault relative to the project
         named = _inside(root, env.cwd)
         command, args = server_command(Path(named) if named is not None else None, "ihmt")
     changes.append(_config_change(agent, config, command, args))
@@ -475,15 +553,25 @@ def plan(agent_name: str, scope: str = "user", vault: Path | None = None, env: E
     if target is not None:
         changes.append(_instructions_change(agent, target, instructions_text()))
     elif agent.instructions_note:
-        changes.append(ConfigEdit(agent.name, "instructions", None, "skip",
-                              note=agent.instructions_note.format(template=instructions_path())))
+        changes.append(
+            ConfigEdit(
+                agent.name,
+                "instructions",
+                None,
+                "skip",
+                note=agent.instructions_note.format(template=instructions_path()),
+            )
+        )
     hook_file = agent.hook(scope, env)
     if hook_file is not None and hook:
         if scope == "user":
             changes.append(_hook_change(agent, hook_file, hook_command(command, named, str(hook_script_path()))))
         else:
-            changes.append(_file_change(agent, "hook script", env.cwd / PROJECT_HOOK,
-                                        hook_script_path().read_text(encoding="utf-8"), 0o755))
+            changes.append(
+                _file_change(
+                    agent, "hook script", env.cwd / PROJECT_HOOK, hook_script_path().read_text(encoding="utf-8"), 0o755
+                )
+            )
             changes.append(_hook_change(agent, hook_file, hook_command(None, named)))
     return changes
 
@@ -505,18 +593,26 @@ def next_steps(agent_name: str, scope: str, vault: Path | None = None, env: Env 
     if scope == "project":
         rel = _inside(root, env.cwd)
         if shutil.which("ihmt") is None:
-            lines.append(f"The project's config runs 'ihmt' from the PATH, where it is not: add "
-                         f"{Path(ihmt_executable()).parent} to your PATH (INSTALL.md).")
+            lines.append(
+                f"The project's config runs 'ihmt' from the PATH, where it is not: add "
+                f"{Path(ihmt_executable()).parent} to your PATH (INSTALL.md)."
+            )
         if rel is not None:
-            lines.append(f"For a teammate: these files name 'ihmt' on the PATH and the vault {rel}/ in this project "
-                         f"(commit it with the project); they install ihmt (INSTALL.md) and run nothing else.")
+            lines.append(
+                f"For a teammate: these files name 'ihmt' on the PATH and the vault {rel}/ in this project "
+                f"(commit it with the project); they install ihmt (INSTALL.md) and run nothing else."
+            )
         else:
-            lines.append("For a teammate: these files name 'ihmt' on the PATH and no vault (yours lies outside the "
-                         "project): on each machine the server uses $IHMT_VAULT, else ~/.ihmt/vault; a teammate "
-                         "installs ihmt (INSTALL.md) and has a vault of their own.")
+            lines.append(
+                "For a teammate: these files name 'ihmt' on the PATH and no vault (yours lies outside the "
+                "project): on each machine the server uses $IHMT_VAULT, else ~/.ihmt/vault; a teammate "
+                "installs ihmt (INSTALL.md) and has a vault of their own."
+            )
             if root != (env.home / ".ihmt" / "vault").resolve() and not env.environ.get("IHMT_VAULT"):
-                lines.append(f"On this machine, set IHMT_VAULT={shlex.quote(str(root))} where the agent starts "
-                             f"(your shell profile), or its server uses ~/.ihmt/vault.")
+                lines.append(
+                    f"On this machine, set IHMT_VAULT={shlex.quote(str(root))} where the agent starts "
+                    f"(your shell profile), or its server uses ~/.ihmt/vault."
+                )
     return lines
 
 
@@ -527,6 +623,7 @@ def apply(changes: list[ConfigEdit], env: Env | None = None) -> list[ConfigEdit]
     for c in changes:
         if c.kind == "vault" and c.action == "create" and c.path is not None:
             from ..vault import Vault  # the one write setup leaves to the vault itself
+
             Vault.init(c.path).close()
             continue
         if c.new_text is None or c.path is None:
@@ -550,8 +647,15 @@ def _write_atomic(path: Path, text: str, mode: int | None = None) -> None:
     files.atomic_write(path, text, mode=mode & ~_umask() if mode is not None else 0o600)
 
 
-def setup(agent_name: str, scope: str = "user", vault: Path | None = None, dry_run: bool = False,
-          env: Env | None = None, hook: bool = True, executable: str | None = None) -> list[ConfigEdit]:
+def setup(
+    agent_name: str,
+    scope: str = "user",
+    vault: Path | None = None,
+    dry_run: bool = False,
+    env: Env | None = None,
+    hook: bool = True,
+    executable: str | None = None,
+) -> list[ConfigEdit]:
     changes = plan(agent_name, scope, vault, env, hook, executable)
     return changes if dry_run else apply(changes, env)
 
@@ -594,11 +698,16 @@ def status(env: Env | None = None) -> list[dict]:
                     hook_set = any(_is_our_hook(g) for g in ((data.get("hooks") or {}).get("SessionStart") or []))
                 except (ValueError, AttributeError, BadInput):
                     hook_set = False
-            rows.append({
-                "agent": agent.name, "scope": scope, "config": str(config),
-                "server": _configured(agent, config),
-                "instructions": (str(instr) if instr and MARK_START in (_read(instr) if instr.is_file() else "")
-                                 else None),
-                "hook": hook_set,
-            })
+            rows.append(
+                {
+                    "agent": agent.name,
+                    "scope": scope,
+                    "config": str(config),
+                    "server": _configured(agent, config),
+                    "instructions": (
+                        str(instr) if instr and MARK_START in (_read(instr) if instr.is_file() else "") else None
+                    ),
+                    "hook": hook_set,
+                }
+            )
     return rows

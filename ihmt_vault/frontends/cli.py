@@ -6,6 +6,7 @@ at or above the current one holding `.ihmt/config.toml`), else `$IHMT_VAULT`, el
 and says which on stderr (one line; not with `--json`). A `VaultError` becomes one line on stderr
 and a non-zero exit code; anything else is a bug and keeps its traceback.
 """
+
 from __future__ import annotations
 
 import functools
@@ -29,16 +30,19 @@ def _emit(ctx_json: bool, data, human) -> None:
         human()
 
 
-VAULT_HELP = ("The vault to use (default: the one this folder is in, else $IHMT_VAULT, else "
-              "~/.ihmt/vault).")
+VAULT_HELP = "The vault to use (default: the one this folder is in, else $IHMT_VAULT, else ~/.ihmt/vault)."
 JSON_HELP = "Print plain JSON, no colours."
-_FOUND = {"found": "the vault this folder is in", "env": "from $IHMT_VAULT",
-          "default": "the default vault; name another with --vault"}
+_FOUND = {
+    "found": "the vault this folder is in",
+    "env": "from $IHMT_VAULT",
+    "default": "the default vault; name another with --vault",
+}
 
 
 def _facade():
     """The library (`vault.py`), imported when a command runs: `ihmt --help` needs none of it."""
     from .. import vault
+
     return vault
 
 
@@ -49,6 +53,7 @@ def chosen_vault(vault_path: Path | None, as_json: bool) -> Path | None:
     if vault_path is not None:
         return vault_path
     from ..storage.layout import find_vault
+
     root, how = find_vault()
     if not as_json:
         err.print(f"vault: {root} ({_FOUND[how]})", markup=False)
@@ -76,6 +81,7 @@ def command(group, name: str | None = None, opens_vault: bool = True):
             except VaultError as e:
                 err.print(f"error: {e}", markup=False)
                 sys.exit(e.exit_code)
+
         return run
 
     return wrap
@@ -97,6 +103,7 @@ def main(ctx, vault_path, as_json):
 def _progress(label: str, enabled: bool):
     """A rich progress bar on stderr when it is a terminal; a no-op callback otherwise."""
     from rich.progress import Progress
+
     if not enabled or not err.is_terminal:
         return None, None
     bar = Progress(console=err, transient=True)
@@ -120,10 +127,14 @@ def init(vault_path, as_json, path, title):
     target = path or vault_path
     if target is None:
         from ..storage.layout import default_path
+
         target = default_path()
     with _facade().Vault.init(target, title=title) as v:
-        _emit(as_json, {"vault": str(v.root), "head": v.repo.head()},
-              lambda: out.print(f"vault ready at {v.root}", markup=False))
+        _emit(
+            as_json,
+            {"vault": str(v.root), "head": v.repo.head()},
+            lambda: out.print(f"vault ready at {v.root}", markup=False),
+        )
 
 
 @command(main)
@@ -132,20 +143,43 @@ def init(vault_path, as_json, path, title):
 @click.option("--topic", help="Folder to file it in, e.g. work/infrastructure (default: the best fit).")
 @click.option("--date", help="When it became true: YYYY-MM-DD, or words such as yesterday, 'last May', ayer.")
 @click.option("--tags", help="Comma-separated tags.")
-@click.option("--type", "type_", help="fact, decision, preference, correction, person, project, procedure, event or note.")
+@click.option(
+    "--type", "type_", help="fact, decision, preference, correction, person, project, procedure, event or note."
+)
 @click.option("--source", help="Who is saving it (recorded as the commit's Agent).")
 @click.option("--pinned", is_flag=True, help="A core memory: never decays, always in the brief.")
 @click.option("--supersedes", multiple=True, help="Id of a memory this one corrects (repeatable).")
 @click.option("--replaces", help="A few words describing the memory this one corrects (found by search).")
-@click.option("--fact", "facts", multiple=True, metavar="SUBJECT.ATTRIBUTE=VALUE",
-              help="Record a fact, e.g. user.location=Valencia (repeatable; default: extracted from the text).")
-@click.option("--in", "in_vault", metavar="NAME", help="Save to the mounted vault NAME (default: this vault, or the mount "
-                                                       "whose name the topic starts with).")
+@click.option(
+    "--fact",
+    "facts",
+    multiple=True,
+    metavar="SUBJECT.ATTRIBUTE=VALUE",
+    help="Record a fact, e.g. user.location=Valencia (repeatable; default: extracted from the text).",
+)
+@click.option(
+    "--in",
+    "in_vault",
+    metavar="NAME",
+    help="Save to the mounted vault NAME (default: this vault, or the mount whose name the topic starts with).",
+)
 def save(v, as_json, text, title, topic, date, tags, type_, source, pinned, supersedes, replaces, facts, in_vault):
     """Save a memory: TEXT (the rest of the line, no quotes needed), or - to read it from stdin. One commit."""
     text = sys.stdin.read() if text == ("-",) else " ".join(text)
-    m = v.memories.save(text, title=title, topic=topic, date=date, tags=tags or (), type=type_, source=source,
-               pinned=pinned, supersedes=supersedes, replaces=replaces, facts=_parse_facts(facts), vault=in_vault)
+    m = v.memories.save(
+        text,
+        title=title,
+        topic=topic,
+        date=date,
+        tags=tags or (),
+        type=type_,
+        source=source,
+        pinned=pinned,
+        supersedes=supersedes,
+        replaces=replaces,
+        facts=_parse_facts(facts),
+        vault=in_vault,
+    )
 
     def human():
         out.print(f"saved {_memory_line(m)}", markup=False)
@@ -170,11 +204,20 @@ def _parse_facts(specs) -> list[dict] | None:
 
 @command(main, name="import")
 @click.argument("path", type=click.Path(path_type=Path))
-@click.option("--format", "format_", default="auto", show_default=True,
-              help="The importer to read PATH with: auto (recognised from PATH), jsonl, ihmt, memorytree, hermes, "
-                   "hmem, mcp-memory, agent-md, obsidian (plugins add more).")
+@click.option(
+    "--format",
+    "format_",
+    default="auto",
+    show_default=True,
+    help="The importer to read PATH with: auto (recognised from PATH), jsonl, ihmt, memorytree, hermes, "
+    "hmem, mcp-memory, agent-md, obsidian (plugins add more).",
+)
 @click.option("--source", help="Who is importing (default for items without a source).")
-@click.option("--strict", is_flag=True, help="Refuse the whole import when one item is invalid (default: report it, save the rest).")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Refuse the whole import when one item is invalid (default: report it, save the rest).",
+)
 def import_(v, as_json, path, format_, source, strict):
     """Import another memory store at PATH (a JSONL file, ihmt_memory/, mindmap.db, MEMORY.md, a .hmem, the MCP
     memory.jsonl, CLAUDE.md/AGENTS.md & co., an Obsidian or Basic Memory folder) as one commit; PATH is only read."""
@@ -193,12 +236,23 @@ def import_(v, as_json, path, format_, source, strict):
         if not r.added:
             out.print(f"nothing new: {_count(r.already, 'memory', 'memories')} already there; no commit", markup=False)
         else:
-            out.print(f"imported {_count(r.added, 'memory', 'memories')} in one commit"
-                      + (f" ({r.already} already there)" if r.already else ""), markup=False)
+            out.print(
+                f"imported {_count(r.added, 'memory', 'memories')} in one commit"
+                + (f" ({r.already} already there)" if r.already else ""),
+                markup=False,
+            )
         for folder, n in sorted(r.folders.items()):
             out.print(f"  {folder or '(top level)'}/  {n}", markup=False)
-        counts = [f"{n} {what}" for n, what in ((r.pinned, "pinned"), (r.archived, "archived"),
-                                                (r.outdated, "outdated"), (r.attachments, "attachments")) if n]
+        counts = [
+            f"{n} {what}"
+            for n, what in (
+                (r.pinned, "pinned"),
+                (r.archived, "archived"),
+                (r.outdated, "outdated"),
+                (r.attachments, "attachments"),
+            )
+            if n
+        ]
         if counts:
             out.print("  " + ", ".join(counts), markup=False)
         for reason in r.refused:
@@ -209,15 +263,25 @@ def import_(v, as_json, path, format_, source, strict):
 
 @command(main)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--type", "kind", type=click.Choice(["code", "markdown", "narrative", "journal", "process"]),
-              help="The kind of every file (default: detected from each file's extension and content).")
+@click.option(
+    "--type",
+    "kind",
+    type=click.Choice(["code", "markdown", "narrative", "journal", "process"]),
+    help="The kind of every file (default: detected from each file's extension and content).",
+)
 @click.option("--topic", help="Folder for every chunk (default: code/<project>/<module>, docs/..., journal/...).")
-@click.option("--limit", type=int, default=4000, show_default=True,
-              help="Chunk size in characters; a block bigger than this is kept whole and marked oversized.")
+@click.option(
+    "--limit",
+    type=int,
+    default=4000,
+    show_default=True,
+    help="Chunk size in characters; a block bigger than this is kept whole and marked oversized.",
+)
 @click.option("--watch", is_flag=True, help="Keep watching PATHS and ingest again what changes (Ctrl-C stops).")
 def ingest(v, as_json, paths, kind, topic, limit, watch):
     """Bring files and folders in: code cut at its classes and functions, documents at their headings
     and paragraphs, journals at their dated entries; one commit; unchanged files add nothing."""
+
     def run_once():
         bar, tick = _progress("ingesting", not as_json)
         if bar:
@@ -229,10 +293,12 @@ def ingest(v, as_json, paths, kind, topic, limit, watch):
                 bar.stop()
 
         def human():
-            out.print(f"ingested {_count(r.files, 'file', 'files')}: {_count(r.chunks, 'chunk', 'chunks')} "
-                      f"({len(r.added)} added, {len(r.updated)} updated, {len(r.removed)} removed, "
-                      f"{r.oversized} oversized) — {f'commit {r.commit[:10]}' if r.commit else 'nothing changed'}",
-                      markup=False)
+            out.print(
+                f"ingested {_count(r.files, 'file', 'files')}: {_count(r.chunks, 'chunk', 'chunks')} "
+                f"({len(r.added)} added, {len(r.updated)} updated, {len(r.removed)} removed, "
+                f"{r.oversized} oversized) — {f'commit {r.commit[:10]}' if r.commit else 'nothing changed'}",
+                markup=False,
+            )
             for where in r.kept:
                 err.print(f"kept {where}: edited by hand since it was ingested; not overwritten", markup=False)
             for where, why in r.skipped:
@@ -243,12 +309,19 @@ def ingest(v, as_json, paths, kind, topic, limit, watch):
     run_once()
     if watch:
         from .watch import watch_sources
+
         watch_sources([Path(p) for p in paths], run_once, log=lambda s: err.print(s, markup=False))
 
 
 @command(main)
-@click.option("--format", "format_", type=click.Choice(["jsonl", "markdown"]), default="jsonl", show_default=True,
-              help="jsonl: every field, what 'ihmt import --format jsonl' reads back; markdown: one plain document.")
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(["jsonl", "markdown"]),
+    default="jsonl",
+    show_default=True,
+    help="jsonl: every field, what 'ihmt import --format jsonl' reads back; markdown: one plain document.",
+)
 @click.option("--out", type=click.Path(path_type=Path), help="The file to write (default: standard output).")
 def export(v, as_json, format_, out):
     """Export every memory of the vault: JSON lines that import back into an equal vault, or one Markdown document."""
@@ -265,8 +338,13 @@ def export(v, as_json, format_, out):
 
 @command(main)
 @click.argument("ref", metavar="ID|PATH")
-@click.option("--level", type=click.IntRange(1, 5), default=2, show_default=True,
-              help="How deep to read its nested entries (1: only the top line).")
+@click.option(
+    "--level",
+    type=click.IntRange(1, 5),
+    default=2,
+    show_default=True,
+    help="How deep to read its nested entries (1: only the top line).",
+)
 def read(v, as_json, ref, level):
     """Read a memory level by level: its nested entries down to --level, with [+N →] where they are cut (a recall)."""
     m, text = v.memories.read(ref, level)
@@ -276,10 +354,13 @@ def read(v, as_json, ref, level):
 @command(main)
 @click.argument("ref", metavar="ID|PATH")
 @click.argument("content", nargs=-1, required=True)
-@click.option("--under", help="The entry to add under, by its path (e.g. 2.1, as 'ihmt read' shows); default: the top level.")
+@click.option(
+    "--under", help="The entry to add under, by its path (e.g. 2.1, as 'ihmt read' shows); default: the top level."
+)
 @click.option("--source", help="Who is adding (recorded as the commit's Agent).")
 def append(v, as_json, ref, content, under, source):
-    """Add entries to a memory's nested list without rewriting the rest (CONTENT, or - for stdin; tab-indented lines go deeper). One commit."""
+    """Add entries to a memory's nested list without rewriting the rest (CONTENT, or - for stdin; tab-indented lines go
+    deeper). One commit."""
     text = sys.stdin.read() if content == ("-",) else " ".join(content)
     m = v.memories.append(ref, text, under=under, source=source)
     _emit(as_json, m.to_dict(body=False), lambda: out.print(f"appended to {_memory_line(m)}", markup=False))
@@ -287,11 +368,14 @@ def append(v, as_json, ref, content, under, source):
 
 @command(main)
 @click.argument("ref", metavar="ID|PATH")
-@click.option("--at", "at", metavar="DATE", help="Show it as it was on DATE (YYYY-MM-DD, or yesterday, 'last May'...), from git.")
+@click.option(
+    "--at", "at", metavar="DATE", help="Show it as it was on DATE (YYYY-MM-DD, or yesterday, 'last May'...), from git."
+)
 def show(v, as_json, ref, at):
     """Show a memory in full (front matter and text), by id or path; --at DATE shows an earlier version."""
     from ..storage.notes import compose
-    m = v.memories.get(ref, at=at) if at else v.memories.show(ref)   # read in full now: a recall
+
+    m = v.memories.get(ref, at=at) if at else v.memories.show(ref)  # read in full now: a recall
     text = compose(m.meta, m.body) if at else (v.root / m.path).read_text(encoding="utf-8")
 
     def human():
@@ -311,8 +395,11 @@ def tree(v, as_json, depth):
     def show_node(n, indent):
         name = n["path"].rpartition("/")[2] or n["title"]
         line = f"{'  ' * indent}{name}/ ({_count(n['count'], 'memory', 'memories')}"
-        hidden = [_count(n[k], *w) for k, w in (("more_topics", ("subtopic", "subtopics")),
-                                                ("more_memories", ("memory", "memories"))) if n.get(k)]
+        hidden = [
+            _count(n[k], *w)
+            for k, w in (("more_topics", ("subtopic", "subtopics")), ("more_memories", ("memory", "memories")))
+            if n.get(k)
+        ]
         if hidden:
             line += f"; not shown: {' and '.join(hidden)}, see --depth {depth + 1}"
         if n.get("archived"):
@@ -348,20 +435,27 @@ def _timelines(as_json, lines, none: str = "no facts recorded") -> None:
         if not lines:
             click.echo(none)
         for t in lines:
-            click.echo(f"{t.subject} {t.attribute} = {t.current!r}" if t.current is not None else
-                       f"{t.subject} {t.attribute}: no current value (every memory that said one is outdated)")
+            click.echo(
+                f"{t.subject} {t.attribute} = {t.current!r}"
+                if t.current is not None
+                else f"{t.subject} {t.attribute}: no current value (every memory that said one is outdated)"
+            )
             for e in reversed(t.entries):
                 until = e.valid_to or "now"
                 again = f", confirmed {len(e.confirmations)}x" if e.confirmations else ""
-                click.echo(f"  {e.valid_from} → {until}: {e.value!r} ({e.memory_id}{again}"
-                           f"{', outdated' if e.outdated else ''})")
+                click.echo(
+                    f"  {e.valid_from} → {until}: {e.value!r} ({e.memory_id}{again}"
+                    f"{', outdated' if e.outdated else ''})"
+                )
 
     _emit(as_json, [t.to_dict() for t in lines], human)
 
 
 @command(main)
 @click.option("--subject", help="Only this subject (a person, 'user', a system).")
-@click.option("--at", "at", metavar="DATE", help="The timelines as they stood on DATE (YYYY-MM-DD, or yesterday, 'last May'...).")
+@click.option(
+    "--at", "at", metavar="DATE", help="The timelines as they stood on DATE (YYYY-MM-DD, or yesterday, 'last May'...)."
+)
 def facts(v, as_json, subject, at):
     """Facts and their timelines: current value, and what it was before, with dates."""
     _timelines(as_json, v.memories.facts(subject=subject, at=at))
@@ -370,7 +464,11 @@ def facts(v, as_json, subject, at):
 @command(main)
 def conflicts(v, as_json):
     """Facts whose value changed over time (each change outdated the memory that said the old one)."""
-    _timelines(as_json, v.memories.conflicts(), f"no fact changed value ({len(v.memories.facts())} facts recorded: 'ihmt facts')")
+    _timelines(
+        as_json,
+        v.memories.conflicts(),
+        f"no fact changed value ({len(v.memories.facts())} facts recorded: 'ihmt facts')",
+    )
 
 
 @command(main)
@@ -399,13 +497,17 @@ def current(v, as_json, ref, source):
 @click.option("--source", help="Who is forgetting.")
 def forget(v, as_json, ref, purge, yes, source):
     """Forget a memory: archive it, or with --purge erase it from the files and from all of git history."""
+
     def confirm(n: int) -> bool:
         if yes:
             return True
         if not sys.stdin.isatty():
             raise BadInput(f"--purge rewrites {n} commits; confirm with --yes (no terminal to ask)")
-        return click.confirm(f"Purging rewrites {n} commits of this vault's history; other clones must be "
-                             f"re-cloned and remotes force-pushed. Continue?", default=False)
+        return click.confirm(
+            f"Purging rewrites {n} commits of this vault's history; other clones must be "
+            f"re-cloned and remotes force-pushed. Continue?",
+            default=False,
+        )
 
     r = v.memories.forget(ref, purge=purge, confirm=confirm, source=source)
     if r.cancelled:
@@ -438,9 +540,15 @@ def rebuild(v, as_json):
     finally:
         if bar:
             bar.stop()
-    _emit(as_json, result.to_dict(), lambda: out.print(
-        f"rebuilt: {_count(result.memories, 'memory', 'memories')}, "
-        f"{_count(result.summaries_changed, 'summary', 'summaries')} changed", markup=False))
+    _emit(
+        as_json,
+        result.to_dict(),
+        lambda: out.print(
+            f"rebuilt: {_count(result.memories, 'memory', 'memories')}, "
+            f"{_count(result.summaries_changed, 'summary', 'summaries')} changed",
+            markup=False,
+        ),
+    )
 
 
 @command(main)
@@ -448,7 +556,9 @@ def rebuild(v, as_json):
 def doctor(v, as_json, repair):
     """Check the vault: broken files, missing or duplicate ids, stale summaries, interrupted writes."""
     problems = v.maintenance.doctor(repair=repair)
-    active = [n for n, state in v.maintenance.stats()["rankers"].items() if state == "active"] if v.config.rankers else []
+    active = (
+        [n for n, state in v.maintenance.stats()["rankers"].items() if state == "active"] if v.config.rankers else []
+    )
     if active and not as_json:
         out.print(f"search rankers active: {', '.join(active)} (fused with the lexical ranking)", markup=False)
     if as_json:
@@ -457,7 +567,11 @@ def doctor(v, as_json, repair):
         out.print("vault is healthy", markup=False)
     else:
         for p in problems:
-            state = ("repaired" if p.repairable else "needs you") if repair else ("repairable" if p.repairable else "needs you")
+            state = (
+                ("repaired" if p.repairable else "needs you")
+                if repair
+                else ("repairable" if p.repairable else "needs you")
+            )
             out.print(f"{p.kind:<14} {p.path}: {p.message} [{state}]", markup=False)
     if problems and not repair and not as_json:
         out.print("run 'ihmt doctor --repair' to fix the repairable ones", markup=False)
@@ -472,19 +586,24 @@ def stats(v, as_json):
     weighed = v.maintenance.weights()
     threshold = v.config.decay_threshold
     row = lambda w: f"{w.weight:.1f} {w.title} ({w.id}, {w.recalls} recalls, idle {w.idle_days} d)"  # noqa: E731
-    s["weights"] = {"heaviest": [row(w) for w in weighed[:10]], "lightest": [row(w) for w in weighed[-10:][::-1]],
-                    "near_threshold": sum(1 for w in weighed if threshold < w.weight <= threshold + 1)}
+    s["weights"] = {
+        "heaviest": [row(w) for w in weighed[:10]],
+        "lightest": [row(w) for w in weighed[-10:][::-1]],
+        "near_threshold": sum(1 for w in weighed if threshold < w.weight <= threshold + 1),
+    }
 
     def human():
         from rich.table import Table
+
         t = Table(show_header=False, box=None)
         for k, val in s.items():
             if k != "weights":
                 t.add_row(k, ", ".join(f"{a}: {b}" for a, b in val.items()) if isinstance(val, dict) else str(val))
         out.print(t)
         w = s["weights"]
-        out.print(f"weights (decay archives at {threshold:g} or below; {w['near_threshold']} within 1 of it):",
-                  markup=False)
+        out.print(
+            f"weights (decay archives at {threshold:g} or below; {w['near_threshold']} within 1 of it):", markup=False
+        )
         for title, rows in (("heaviest", w["heaviest"]), ("lightest", w["lightest"])):
             out.print(f"  {title}:", markup=False)
             for line in rows:
@@ -500,12 +619,25 @@ def stats(v, as_json):
 @click.option("--under", help="Search only this folder, e.g. work/infrastructure.")
 @click.option("--level", type=click.IntRange(0, 6), help="Search only this depth of the tree.")
 @click.option("--full", is_flag=True, help="Ids, paths and excerpts for every hit.")
-@click.option("--as-of", "as_of", metavar="DATE", help="Answer as things stood on DATE (YYYY-MM-DD, or yesterday, 'last May'...).")
-@click.option("--in", "in_vault", metavar="NAME", help="Only the mounted vault NAME ('private': only this one; default: all).")
+@click.option(
+    "--as-of", "as_of", metavar="DATE", help="Answer as things stood on DATE (YYYY-MM-DD, or yesterday, 'last May'...)."
+)
+@click.option(
+    "--in", "in_vault", metavar="NAME", help="Only the mounted vault NAME ('private': only this one; default: all)."
+)
 def search(v, as_json, query, k, clue, under, level, full, as_of, in_vault):
-    """Search the vault and its mounted vaults: QUERY is the rest of the line (no quotes needed); a compact answer within the token budget."""
-    r = v.search(" ".join(query), k=k, clue=clue, under=under, level=level, detail="full" if full else "compact",
-                 as_of=as_of, vault=in_vault)
+    """Search the vault and its mounted vaults: QUERY is the rest of the line (no quotes needed); a compact answer
+    within the token budget."""
+    r = v.search(
+        " ".join(query),
+        k=k,
+        clue=clue,
+        under=under,
+        level=level,
+        detail="full" if full else "compact",
+        as_of=as_of,
+        vault=in_vault,
+    )
     _emit(as_json, r.to_dict(), lambda: click.echo(r.render("full" if full else "compact")))
 
 
@@ -530,54 +662,80 @@ def _interactive() -> bool:
 @command(main)
 @click.argument("query", nargs=-1, required=True)
 def ask(v, as_json, query):
-    """Search (QUERY is the rest of the line), and when the answer is ambiguous ask for a clue (up to search_clue_rounds times; Enter stops)."""
+    """Search (QUERY is the rest of the line), and when the answer is ambiguous ask for a clue (up to search_clue_rounds
+    times; Enter stops)."""
+
     def show(r):
         click.echo(json.dumps(r.to_dict(), ensure_ascii=False, indent=2) if as_json else r.render("compact"))
+
     rounds = v.config.search_clue_rounds if _interactive() else 0
-    clue_rounds(v.search, " ".join(query), rounds,
-                lambda: click.prompt("clue (Enter to stop)", default="", show_default=False).strip(), show)
+    clue_rounds(
+        v.search,
+        " ".join(query),
+        rounds,
+        lambda: click.prompt("clue (Enter to stop)", default="", show_default=False).strip(),
+        show,
+    )
 
 
 @command(main, opens_vault=False)
-@click.option("--dir", "target", type=click.Path(path_type=Path),
-              help="Where to create the demo vault (default: ./demo-vault, or a temp folder if that exists).")
+@click.option(
+    "--dir",
+    "target",
+    type=click.Path(path_type=Path),
+    help="Where to create the demo vault (default: ./demo-vault, or a temp folder if that exists).",
+)
 def demo(vault_path, as_json, target):
     """Create a demo vault from the sample memories and walk through saving, a correction, the tree and history."""
     from .demo import run_demo
+
     run_demo(target, as_json)
 
 
 # -- site (mkdocs) --------------------------------------------------------------------------------
 @main.group(name="site")
 def site_group():
-    """Browse the vault as a website (mkdocs): 'ihmt site build' writes static files, 'ihmt site serve' previews them. Each subcommand takes --vault and --json. Needs the site extra: pip install 'ihmt-vault[site]'."""
+    """Browse the vault as a website (mkdocs): 'ihmt site build' writes static files, 'ihmt site serve' previews them.
+    Each subcommand takes --vault and --json. Needs the site extra: pip install 'ihmt-vault[site]'."""
 
 
 def _site_report(r: dict) -> None:
     ex = r["excluded"]
-    out.print(f"built {_count(r['memories'], 'memory', 'memories')} in {_count(r['sections'], 'section', 'sections')} into {r['out']} in {r['seconds']} s"
-              f" (left out: {ex['private']} private, {ex['archived']} archived)", markup=False)
+    out.print(
+        f"built {_count(r['memories'], 'memory', 'memories')} in {_count(r['sections'], 'section', 'sections')} "
+        f"into {r['out']} in {r['seconds']} s"
+        f" (left out: {ex['private']} private, {ex['archived']} archived)",
+        markup=False,
+    )
     for b in r["broken_links"]:
         out.print(f"  broken wikilink [[{b['target']}]] in {b['page']}", markup=False)
     for w in r["warnings"]:
         err.print(f"  warning: {w}", markup=False)
     if r.get("for_web"):
-        out.print(f"publish {r['out']} on a web server (its pages are folders, e.g. work/: opened from disk "
-                  f"they show listings; build without --for-web to browse the files)", markup=False)
+        out.print(
+            f"publish {r['out']} on a web server (its pages are folders, e.g. work/: opened from disk "
+            f"they show listings; build without --for-web to browse the files)",
+            markup=False,
+        )
     else:
-        out.print(f"open {Path(r['index']).as_uri()}  (from disk; search needs a server: 'ihmt site serve')",
-                  markup=False)
+        out.print(
+            f"open {Path(r['index']).as_uri()}  (from disk; search needs a server: 'ihmt site serve')", markup=False
+        )
 
 
 @command(site_group, name="build")
 @click.option("--out", type=click.Path(path_type=Path), help="Output folder (default: the vault's .ihmt/cache/site).")
 @click.option("--with-archive", is_flag=True, help="Publish the archived memories too.")
-@click.option("--for-web", is_flag=True,
-              help="For a web server: pretty folder URLs (work/). Default: pages are files (work/index.html), "
-                   "so the site works opened from disk.")
+@click.option(
+    "--for-web",
+    is_flag=True,
+    help="For a web server: pretty folder URLs (work/). Default: pages are files (work/index.html), "
+    "so the site works opened from disk.",
+)
 def site_build(v, as_json, out, with_archive, for_web):
     """Build the vault as a static site: topic navigation, wikilinks, OUTDATED badges, timeline, search."""
     from . import site as site_lib
+
     r = site_lib.build_site(v, out, with_archive=with_archive, for_web=for_web)
     _emit(as_json, r, lambda: _site_report(r))
 
@@ -587,25 +745,33 @@ def site_build(v, as_json, out, with_archive, for_web):
 @click.option("--with-archive", is_flag=True, help="Publish the archived memories too.")
 @click.option("--open", "open_browser", is_flag=True, help="Open the site in a browser.")
 def site_serve(v, as_json, addr, with_archive, open_browser):
-    """Serve the vault's site locally with live reload (Ctrl-C stops); edits to memories show up; its search box also asks the vault's own search (and a Diagnose page shows the whole answer)."""
+    """Serve the vault's site locally with live reload (Ctrl-C stops); edits to memories show up; its search box also
+    asks the vault's own search (and a Diagnose page shows the whole answer)."""
     from . import site as site_lib
+
     site_lib.serve_site(v, addr, with_archive=with_archive, open_browser=open_browser)
 
 
 # -- agents (MCP) ---------------------------------------------------------------------------------
 @command(main, opens_vault=False)
-@click.option("--tools", "tools", default="memory", show_default=True,
-              help="Toolsets to serve, comma-separated: memory, project (project_map, find_code), "
-                   "session (read_file, note, recall, digest_output).")
+@click.option(
+    "--tools",
+    "tools",
+    default="memory",
+    show_default=True,
+    help="Toolsets to serve, comma-separated: memory, project (project_map, find_code), "
+    "session (read_file, note, recall, digest_output).",
+)
 def mcp(vault_path, as_json, tools):
     """Serve the vault to an agent as MCP tools over stdio; agents start it themselves (see 'ihmt setup')."""
     from ..config import vault_folder
     from .mcp_server import serve, toolsets
     from .mcp_wire import Wire, exit_after_eof
+
     where = chosen_vault(vault_path, True)
     try:
         if where is not None:
-            vault_folder(where)   # a vault that is not there is one line now, not a server that fails later
+            vault_folder(where)  # a vault that is not there is one line now, not a server that fails later
         chosen = tuple(toolsets(tools))
     except VaultError as e:
         err.print(f"error: {e}", markup=False)
@@ -617,7 +783,9 @@ def mcp(vault_path, as_json, tools):
 # -- project tools ---------------------------------------------------------------------------------
 @main.group(name="project")
 def project_group():
-    """A code project's map and symbols, as the MCP project tools give them: 'ihmt project map' lists files (and symbols), 'ihmt project find' answers with the symbols that match. The index lives in ~/.ihmt/projects/, never in the vault."""
+    """A code project's map and symbols, as the MCP project tools give them: 'ihmt project map' lists files (and
+    symbols), 'ihmt project find' answers with the symbols that match. The index lives in ~/.ihmt/projects/, never in
+    the vault."""
 
 
 @command(project_group, name="map", opens_vault=False)
@@ -627,52 +795,88 @@ def project_group():
 def project_map(vault_path, as_json, path, symbols, subpath):
     """The project's files with their size in tokens; --symbols adds each class and function with its lines."""
     from ..project.codebase import Project
+
     text = Project(path).map("symbols" if symbols else "files", subpath)
     _emit(as_json, {"map": text}, lambda: click.echo(text))
 
 
 @command(project_group, name="find", opens_vault=False)
 @click.argument("query", nargs=-1, required=True)
-@click.option("--path", "path", type=click.Path(path_type=Path), default=".", show_default=True, help="The project folder.")
-@click.option("--scope", type=click.Choice(["main", "test", "all"]), default="main", show_default=True,
-              help="main demotes tests; test searches only tests.")
+@click.option(
+    "--path", "path", type=click.Path(path_type=Path), default=".", show_default=True, help="The project folder."
+)
+@click.option(
+    "--scope",
+    type=click.Choice(["main", "test", "all"]),
+    default="main",
+    show_default=True,
+    help="main demotes tests; test searches only tests.",
+)
 @click.option("--subpath", default="", help="Only this folder or file of the project.")
 @click.option("--clue", help="A word telling AMBIGUOUS candidates apart.")
-@click.option("--max-tokens", type=click.IntRange(100, 20000), default=1500, show_default=True, help="Budget of the answer.")
+@click.option(
+    "--max-tokens", type=click.IntRange(100, 20000), default=1500, show_default=True, help="Budget of the answer."
+)
 def project_find(vault_path, as_json, query, path, scope, subpath, clue, max_tokens):
-    """The functions and classes that answer QUERY, as file:first-last and their code (AMBIGUOUS: the tied candidates)."""
+    """The functions and classes that answer QUERY, as file:first-last and their code
+    (AMBIGUOUS: the tied candidates)."""
     from ..project.codebase import Project
+
     found = Project(path).find(" ".join(query), scope, subpath, clue, max_tokens)
-    _emit(as_json, {"status": found.status, "text": found.text,
-                    "hits": [{"path": e.path, "first": s.first, "last": s.last, "symbol": s.name, "score": round(sc, 3)}
-                             for e, s, sc in found.hits]},
-          lambda: click.echo(found.text))
+    _emit(
+        as_json,
+        {
+            "status": found.status,
+            "text": found.text,
+            "hits": [
+                {"path": e.path, "first": s.first, "last": s.last, "symbol": s.name, "score": round(sc, 3)}
+                for e, s, sc in found.hits
+            ],
+        },
+        lambda: click.echo(found.text),
+    )
 
 
 @command(main)
 @click.option("--tokens", type=click.IntRange(100, 20000), help="Token budget (default: the vault's brief_tokens).")
 def brief(v, as_json, tokens):
-    """Print the vault's top level (pinned; per topic the newest and most recalled, the rest as a count) within a token budget; the session-start hook runs it."""
+    """Print the vault's top level (pinned; per topic the newest and most recalled, the rest as a count) within a token
+    budget; the session-start hook runs it."""
     text = v.brief(budget_tokens=tokens)
     _emit(as_json, {"brief": text}, lambda: click.echo(text, nl=False))
 
 
 @command(main, opens_vault=False)
 @click.argument("agent", required=False, metavar="AGENT")
-@click.option("--scope", type=click.Choice(["user", "project"]), default="user", show_default=True,
-              help="user: every project (this machine's paths); project: files in the current directory that a team commits.")
+@click.option(
+    "--scope",
+    type=click.Choice(["user", "project"]),
+    default="user",
+    show_default=True,
+    help="user: every project (this machine's paths); project: files in the current directory that a team commits.",
+)
 @click.option("--dry-run", is_flag=True, help="Print what would be written; write nothing.")
 @click.option("--list", "list_", is_flag=True, help="Show which agents are configured.")
 @click.option("--no-hook", is_flag=True, help="claude-code: leave out the session-start hook.")
 def setup(vault_path, as_json, agent, scope, dry_run, list_, no_hook):
-    """Connect AGENT (claude-code, codex, opencode, cursor, gemini-cli, claude-desktop, vscode, windsurf) to the vault: its MCP config and instruction file; creates the vault if needed; idempotent, backups of edited files."""
+    """Connect AGENT (claude-code, codex, opencode, cursor, gemini-cli, claude-desktop, vscode, windsurf) to the vault:
+    its MCP config and instruction file; creates the vault if needed; idempotent, backups of edited files."""
     from . import agents
+
     if list_:
         rows = agents.status()
-        _emit(as_json, rows, lambda: [out.print(
-            f"{r['agent']:<15}{r['scope']:<8}{'configured' if r['server'] else '-':<11}"
-            f"{'instructions' if r['instructions'] else '-':<13}{'hook' if r['hook'] else '':<5}{r['config']}",
-            markup=False) for r in rows])
+        _emit(
+            as_json,
+            rows,
+            lambda: [
+                out.print(
+                    f"{r['agent']:<15}{r['scope']:<8}{'configured' if r['server'] else '-':<11}"
+                    f"{'instructions' if r['instructions'] else '-':<13}{'hook' if r['hook'] else '':<5}{r['config']}",
+                    markup=False,
+                )
+                for r in rows
+            ],
+        )
         return
     if not agent:
         raise BadInput(f"name the agent to set up: one of {', '.join(agents.NAMES)} (or --list)")
@@ -680,8 +884,12 @@ def setup(vault_path, as_json, agent, scope, dry_run, list_, no_hook):
     steps = agents.next_steps(agent, scope, vault_path)
 
     def human():
-        verb = {"create": "would create" if dry_run else "created", "update": "would update" if dry_run else "updated",
-                "unchanged": "unchanged", "skip": "skipped"}
+        verb = {
+            "create": "would create" if dry_run else "created",
+            "update": "would update" if dry_run else "updated",
+            "unchanged": "unchanged",
+            "skip": "skipped",
+        }
         for c in changes:
             backup = f" (backup: {c.backup})" if c.backup else ""
             out.print(f"{verb[c.action]} {c.kind}: {c.path or ''}{backup}", markup=False)
@@ -701,8 +909,13 @@ def setup(vault_path, as_json, agent, scope, dry_run, list_, no_hook):
 
 @command(main)
 @click.option("--once", is_flag=True, help="Reconcile what changed since the last run, then exit (cron, hooks).")
-@click.option("--debounce", default=0.4, show_default=True, type=click.FloatRange(0.05, 30),
-              help="Seconds of quiet before a batch of edits is taken in.")
+@click.option(
+    "--debounce",
+    default=0.4,
+    show_default=True,
+    type=click.FloatRange(0.05, 30),
+    help="Seconds of quiet before a batch of edits is taken in.",
+)
 def watch(v, as_json, once, debounce):
     """Watch the vault: edits made by hand or brought by git become memories, summaries and commits."""
     if once:
@@ -736,8 +949,13 @@ def sync(v, as_json, remote, show_status):
     """Commit pending edits, pull (merging without conflicts to resolve), push. Credentials are git's own."""
     if show_status:
         s = v.remote.status(remote)
-        _emit(as_json, s.to_dict(), lambda: out.print(
-            f"{s.remote}/{s.branch}: {s.ahead} ahead, {s.behind} behind, {s.pending} pending edits", markup=False))
+        _emit(
+            as_json,
+            s.to_dict(),
+            lambda: out.print(
+                f"{s.remote}/{s.branch}: {s.ahead} ahead, {s.behind} behind, {s.pending} pending edits", markup=False
+            ),
+        )
         return
     r = v.remote.sync(remote)
     mounted = v.mounts.sync() if remote is None else []
@@ -756,14 +974,16 @@ def sync(v, as_json, remote, show_status):
         for name, m in mounted:
             report(m, f"{name}: ") if not isinstance(m, str) else err.print(f"{name}: not synced: {m}", markup=False)
 
-    _emit(as_json, {**r.to_dict(), "mounts": {n: (m if isinstance(m, str) else m.to_dict()) for n, m in mounted}},
-          human)
+    _emit(
+        as_json, {**r.to_dict(), "mounts": {n: (m if isinstance(m, str) else m.to_dict()) for n, m in mounted}}, human
+    )
 
 
 # -- mounts ---------------------------------------------------------------------------------------
 @main.group(name="mount")
 def mount_group():
-    """Several vaults at once: mount a team's shared vault beside your private one; search and the brief span them all, a save goes where its topic or --in says."""
+    """Several vaults at once: mount a team's shared vault beside your private one; search and the brief span them all,
+    a save goes where its topic or --in says."""
 
 
 @command(mount_group, name="add")
@@ -773,8 +993,11 @@ def mount_group():
 def mount_add(v, as_json, name, path, remote):
     """Mount the vault at PATH as NAME (topics starting with NAME/ are saved there); one config commit."""
     m = v.mounts.add(name, path, remote)
-    _emit(as_json, {"name": m.name, "path": m.path, "remote": m.remote},
-          lambda: out.print(f"mounted {m.name}: {m.path}", markup=False))
+    _emit(
+        as_json,
+        {"name": m.name, "path": m.path, "remote": m.remote},
+        lambda: out.print(f"mounted {m.name}: {m.path}", markup=False),
+    )
 
 
 @command(mount_group, name="list")
@@ -812,8 +1035,12 @@ def hooks():
 
 
 @command(hooks, name="install", opens_vault=False)
-@click.option("--server", "bare", type=click.Path(path_type=Path, file_okay=False, exists=True),
-              help="Install the roles' pre-receive hook into this bare repository (on the server) instead.")
+@click.option(
+    "--server",
+    "bare",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="Install the roles' pre-receive hook into this bare repository (on the server) instead.",
+)
 def hooks_install(vault_path, as_json, bare):
     """Install the vault's git hooks (pre-commit, post-merge, post-checkout, post-rewrite); yours are kept.
     With --server PATH: the pre-receive hook that refuses pushes breaking the vault's roles."""
@@ -822,16 +1049,31 @@ def hooks_install(vault_path, as_json, bare):
     else:
         with _facade().Vault.open(chosen_vault(vault_path, as_json)) as v:
             report = v.hooks.install()
-    _emit(as_json, report, lambda: [out.print(f"{r['action']:<9} {r['path']}" + (f" ({r['why']})" if r.get("why") else ""),
-                                              markup=False) for r in report])
+    _emit(
+        as_json,
+        report,
+        lambda: [
+            out.print(f"{r['action']:<9} {r['path']}" + (f" ({r['why']})" if r.get("why") else ""), markup=False)
+            for r in report
+        ],
+    )
 
 
 @command(hooks, name="check", opens_vault=False)
-@click.option("--pre-receive", "pre_receive", is_flag=True,
-              help="Check a push: 'old new ref' lines on stdin (what the server's pre-receive hook runs).")
+@click.option(
+    "--pre-receive",
+    "pre_receive",
+    is_flag=True,
+    help="Check a push: 'old new ref' lines on stdin (what the server's pre-receive hook runs).",
+)
 @click.option("--range", "spec", metavar="A..B", help="Check the commits of A..B against the roles at A (a CI job).")
-@click.option("--repo", type=click.Path(path_type=Path, file_okay=False, exists=True), default=Path("."),
-              show_default=True, help="The repository for --pre-receive and --range (bare or not).")
+@click.option(
+    "--repo",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    default=Path("."),
+    show_default=True,
+    help="The repository for --pre-receive and --range (bare or not).",
+)
 def hooks_check(vault_path, as_json, pre_receive, spec, repo):
     """Check the memories staged for commit (front matter, secrets, your role); used by the pre-commit hook.
     With --pre-receive or --range: the pushed commits against the vault's roles."""
@@ -854,10 +1096,14 @@ def hooks_check(vault_path, as_json, pre_receive, spec, repo):
 @click.option("--auto", is_flag=True, help="Only if it has not run today on this machine (the session-start hook).")
 @click.option("--source", help="Who is running it (the commit's Agent).")
 def decay(v, as_json, dry_run, auto, source):
-    """Archive the memories whose weight sank (never recalled, long idle), in one commit; see 'ihmt stats' for weights."""
+    """Archive the memories whose weight sank (never recalled, long idle), in one commit;
+    see 'ihmt stats' for weights."""
     if auto and not v.maintenance.decay_due():
-        _emit(as_json, {"archived": [], "expired": [], "commit": None, "dry_run": dry_run, "skipped": "ran today"},
-              lambda: None)
+        _emit(
+            as_json,
+            {"archived": [], "expired": [], "commit": None, "dry_run": dry_run, "skipped": "ran today"},
+            lambda: None,
+        )
         return
     r = v.maintenance.decay(dry_run=dry_run, source=source)
 
@@ -878,10 +1124,14 @@ def decay(v, as_json, dry_run, auto, source):
 @click.argument("text", nargs=-1)
 @click.option("--source", help="Who is describing it (the commit's Agent).")
 def describe(v, as_json, folder, text, source):
-    """Describe a topic FOLDER in a sentence or two: kept above its summary's generated part and shown first (no TEXT removes it). One commit."""
+    """Describe a topic FOLDER in a sentence or two: kept above its summary's generated part and shown first (no TEXT
+    removes it). One commit."""
     said = v.topics.describe(folder, " ".join(text), source=source)
-    _emit(as_json, {"folder": folder, "description": said},
-          lambda: out.print(f"described {folder}: {said}" if said else f"description of {folder} removed", markup=False))
+    _emit(
+        as_json,
+        {"folder": folder, "description": said},
+        lambda: out.print(f"described {folder}: {said}" if said else f"description of {folder} removed", markup=False),
+    )
 
 
 @command(main)
@@ -893,8 +1143,10 @@ def garden(v, as_json, dry_run, source):
 
     def human():
         for m in r.moved:
-            out.print(f"{'would move' if dry_run else 'moved'} {m.id} {m.before or '.'}/ → {m.after}/  {m.title}",
-                      markup=False)
+            out.print(
+                f"{'would move' if dry_run else 'moved'} {m.id} {m.before or '.'}/ → {m.after}/  {m.title}",
+                markup=False,
+            )
         if not r.moved:
             out.print("nothing to move: the inbox holds nothing a topic fits and no folder is crowded", markup=False)
 
@@ -917,8 +1169,11 @@ def restore(v, as_json, ref, source):
 def core(v, as_json, ref, off, source):
     """Make a memory core (pinned): it never decays and is always in the brief; --off undoes it."""
     m = v.memories.pin(ref, pinned=not off, source=source)
-    _emit(as_json, m.to_dict(body=False),
-          lambda: out.print(f"{'core' if m.pinned else 'not core'}: {_memory_line(m)}", markup=False))
+    _emit(
+        as_json,
+        m.to_dict(body=False),
+        lambda: out.print(f"{'core' if m.pinned else 'not core'}: {_memory_line(m)}", markup=False),
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,6 +2,7 @@
 
 A front end like the CLI: everything it does goes through `Vault`.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,18 +37,26 @@ def next_steps(vault: Path) -> list[str]:
     """The tour's last lines: commands that work as printed (this installation's `ihmt`, by its full
     path unless it is the one on PATH), then how to connect an agent."""
     from .agents import NAMES, ihmt_executable
+
     exe = ihmt_executable()
     on_path = shutil.which("ihmt")
     ihmt = "ihmt" if on_path and Path(on_path).resolve() == Path(exe).resolve() else shlex.quote(exe)
     where = shlex.quote(str(vault))
-    lines = ["", "Explore it:",
-             f"  {ihmt} tree --vault {where}",
-             f"  {ihmt} search which postgres does staging run --vault {where}",
-             f"  cd {where} && git log --oneline       (or open the folder in Obsidian)",
-             "", "Next, connect an agent to your own memory (a new vault at ~/.ihmt/vault, made for you):",
-             f"  {ihmt} setup claude-code       (or: {', '.join(n for n in NAMES if n != 'claude-code')})"]
+    lines = [
+        "",
+        "Explore it:",
+        f"  {ihmt} tree --vault {where}",
+        f"  {ihmt} search which postgres does staging run --vault {where}",
+        f"  cd {where} && git log --oneline       (or open the folder in Obsidian)",
+        "",
+        "Next, connect an agent to your own memory (a new vault at ~/.ihmt/vault, made for you):",
+        f"  {ihmt} setup claude-code       (or: {', '.join(n for n in NAMES if n != 'claude-code')})",
+    ]
     if ihmt != "ihmt":
-        lines += ["", f"To type just 'ihmt', put it on your PATH: export PATH={shlex.quote(str(Path(exe).parent))}:\"$PATH\""]
+        lines += [
+            "",
+            f"To type just 'ihmt', put it on your PATH: export PATH={shlex.quote(str(Path(exe).parent))}:\"$PATH\"",
+        ]
     return lines
 
 
@@ -79,19 +88,31 @@ def run_demo(target: Path | None, as_json: bool = False) -> dict:
         log["topics"] = [c["path"] for c in t["children"]]
 
         say("\n3. An agent saves a decision without saying where: the vault files it by its words.")
-        m = v.memories.save("Retry Stripe webhooks with exponential backoff, at most 5 attempts, because the March "
-                   "2025 outage showed that a single retry loses payments.",
-                   title="Retry Stripe webhooks with backoff", type="decision", tags=["payments", "stripe"],
-                   source="claude-code", date="2026-11-30")
+        m = v.memories.save(
+            "Retry Stripe webhooks with exponential backoff, at most 5 attempts, because the March "
+            "2025 outage showed that a single retry loses payments.",
+            title="Retry Stripe webhooks with backoff",
+            type="decision",
+            tags=["payments", "stripe"],
+            source="claude-code",
+            date="2026-11-30",
+        )
         say(f"   saved {m.id} at {m.path}")
         log["saved"] = m.path
 
         say("\n4. A correction: staging moved on to PostgreSQL 18. The old fact stays, flagged OUTDATED.")
         old = next(r for r in v.memories.list() if r["title"] == "Staging runs PostgreSQL 17")
-        new = v.memories.save("Staging was upgraded from PostgreSQL 17 to 18 on 2026-11-28 to test the new async I/O. "
-                     "Production stays on 15 until the Black Friday freeze ends.",
-                     title="Staging runs PostgreSQL 18", topic=old["folder"], type="correction", date="2026-11-28",
-                     tags=["database", "staging"], source="codex", supersedes=[old["id"]])
+        new = v.memories.save(
+            "Staging was upgraded from PostgreSQL 17 to 18 on 2026-11-28 to test the new async I/O. "
+            "Production stays on 15 until the Black Friday freeze ends.",
+            title="Staging runs PostgreSQL 18",
+            topic=old["folder"],
+            type="correction",
+            date="2026-11-28",
+            tags=["database", "staging"],
+            source="codex",
+            supersedes=[old["id"]],
+        )
         say(f"   saved {new.path}; {old['path']} is now outdated.")
         summary = (v.root / old["folder"] / "index.md").read_text(encoding="utf-8")
         for line in summary.splitlines():

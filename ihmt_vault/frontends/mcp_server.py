@@ -15,6 +15,7 @@ only inside `ihmt mcp`, after the wire (mcp_wire.py) already reads stdin. The va
 and the search index warmed — on a thread once the client says it is initialized, so the handshake
 and `tools/list` never wait for the vault; a tool called before that waits for it.
 """
+
 from __future__ import annotations
 
 import re
@@ -38,12 +39,12 @@ if TYPE_CHECKING:
     from ..project.session import Session
     from ..vault import Vault
 
-BRIEF_TOKENS = 2000        # memory_brief's ceiling, whatever the vault's setting
-READ_TOKENS = 2000         # read_memory's ceiling for folder summaries (a memory is shown whole)
-MEMORY_CHARS = 24000       # a memory longer than this is cut, with a pointer to its file
+BRIEF_TOKENS = 2000  # memory_brief's ceiling, whatever the vault's setting
+READ_TOKENS = 2000  # read_memory's ceiling for folder summaries (a memory is shown whole)
+MEMORY_CHARS = 24000  # a memory longer than this is cut, with a pointer to its file
 FALLBACK_AGENT = "mcp"
-IDLE_COMPACT = 30.0        # seconds without a memory tool call after which the server merges the search index
-IDLE_TICK = 5.0            # how often the idle timer looks
+IDLE_COMPACT = 30.0  # seconds without a memory tool call after which the server merges the search index
+IDLE_TICK = 5.0  # how often the idle timer looks
 
 INSTRUCTIONS = (
     "Long-term memory shared by every agent session: a git repository of Markdown memories. "
@@ -58,15 +59,17 @@ EDIT = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_
 DEMOTE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 
 Id = Annotated[str, Field(description="Memory id (or its path)")]
-ToolAnswer = str | CallToolResult   # a tool's text, or a tool error (`_error`)
+ToolAnswer = str | CallToolResult  # a tool's text, or a tool error (`_error`)
 
 
 def tool(toolset: str, hints: ToolAnnotations):
     """Declare a method an MCP tool of `toolset` with its annotations (its docstring is its
     description; `tools/list` gives the tools in the order they are declared)."""
+
     def mark(fn):
         fn.mcp_tool = (toolset, hints)
         return fn
+
     return mark
 
 
@@ -106,7 +109,7 @@ class _Serialized:
         self._lock = threading.Lock()
         self.clock = clock
         self.last_call = clock()
-        self.compacted = True          # nothing changed since the last merge (or since the start)
+        self.compacted = True  # nothing changed since the last merge (or since the start)
 
     def _call(self, fn: Callable[[], str]) -> str | CallToolResult:
         try:
@@ -141,7 +144,7 @@ class Tools(_Serialized):
         try:
             self.v.refresh()
         except VaultError:
-            pass   # the first tool call says what is wrong, as one line
+            pass  # the first tool call says what is wrong, as one line
 
     def idle_compact(self, idle: float = IDLE_COMPACT) -> bool:
         """What the server's idle timer calls: once `idle` seconds passed without a tool call since
@@ -173,6 +176,7 @@ class Tools(_Serialized):
         then other matches; [OUTDATED] ones name their correction: trust the correction. AMBIGUOUS:
         several candidates; ask the user which one, then call again with clue. NOT FOUND: nothing
         relevant; don't guess."""
+
         def run() -> str:
             r = self.v.search(query, clue=clue, under=under or None, detail=detail, vault=vault)
             text = r.render(detail)
@@ -180,11 +184,15 @@ class Tools(_Serialized):
                 ids = ", ".join(f"{n}. {c.id}" for n, c in enumerate(r.candidates, 1) if c.id)
                 text += (f"\nids: {ids}" if ids else "") + (
                     "\nNext: ask the user which one they mean, or call search_memory again with clue='<a word "
-                    "that tells them apart>'; read_memory(id) opens one.")
+                    "that tells them apart>'; read_memory(id) opens one."
+                )
             elif r.status == "not_found":
-                text += ("\nNext: try other words (a synonym, a name, a broader query) or under=<topic>; if "
-                         "still nothing, tell the user you have no memory of it. Don't guess.")
+                text += (
+                    "\nNext: try other words (a synonym, a name, a broader query) or under=<topic>; if "
+                    "still nothing, tell the user you have no memory of it. Don't guess."
+                )
             return text
+
         return self._call(run)
 
     @tool("memory", READ)
@@ -197,8 +205,14 @@ class Tools(_Serialized):
     def read_memory(
         self,
         id_or_path: Annotated[str, Field(description="Memory id or path, or a folder path ('' = root)")],
-        level: Annotated[int | None, Field(ge=1, le=5, description="A folder: levels to unfold (default 1); "
-                                                                 "a memory: its nested entries down to this level")] = None,
+        level: Annotated[
+            int | None,
+            Field(
+                ge=1,
+                le=5,
+                description="A folder: levels to unfold (default 1); a memory: its nested entries down to this level",
+            ),
+        ] = None,
         ctx: Context | None = None,
     ) -> ToolAnswer:
         """Read a memory in full (with level, its nested entries down to that level, [+N →] where
@@ -210,50 +224,77 @@ class Tools(_Serialized):
         self,
         id: Id,
         content: Annotated[str, Field(description="Entries to add, a line each; tab-indented lines go a level deeper")],
-        under: Annotated[str | None, Field(description="Path of the entry to add under, e.g. 2.1 (default: top level)")] = None,
+        under: Annotated[
+            str | None, Field(description="Path of the entry to add under, e.g. 2.1 (default: top level)")
+        ] = None,
         ctx: Context | None = None,
     ) -> ToolAnswer:
         """Add entries to a memory's nested list without rewriting the rest (one commit)."""
+
         def run() -> str:
             m = self.v.memories.append(id, content, under=under, source=agent_name(ctx))
             return f'Appended to "{m.title}" ({m.id}).'
+
         return self._call(run)
 
     @tool("memory", READ)
     def memory_history(self, id: Id, ctx: Context | None = None) -> ToolAnswer:
         """A memory's changes, newest first: date, commit, operation, agent, subject."""
+
         def run() -> str:
             changes = self.v.history.of(id)
             lines = [f"{c.date[:10]} {c.sha[:8]} {c.op} by {c.agent or '?'}: {c.subject}" for c in changes]
             return _cut("\n".join(lines) or "no commits yet", READ_TOKENS, "[older changes cut]")
+
         return self._call(run)
 
     # -- writing ----------------------------------------------------------------------------------
     @tool("memory", ADD)
     def save_memory(
         self,
-        content: Annotated[str, Field(description="The memory: one fact, decision, preference or correction, "
-                                                  "with its reason, self-contained")],
+        content: Annotated[
+            str,
+            Field(
+                description="The memory: one fact, decision, preference or correction, with its reason, self-contained"
+            ),
+        ],
         title: Annotated[str | None, Field(description="Short title (default: first line)")] = None,
-        topic: Annotated[str | None, Field(description="A topic from the tree the brief shows, e.g. "
-                                                       "work/infrastructure (default: best fit, else inbox/)")] = None,
+        topic: Annotated[
+            str | None,
+            Field(
+                description="A topic from the tree the brief shows, e.g. "
+                "work/infrastructure (default: best fit, else inbox/)"
+            ),
+        ] = None,
         date: Annotated[str | None, Field(description="YYYY-MM-DD when it became true")] = None,
         tags: list[str] | None = None,
         type: MemoryType | None = None,
-        replaces: Annotated[str | None, Field(description="A few words describing the memory this corrects; "
-                                                          "it is marked OUTDATED")] = None,
+        replaces: Annotated[
+            str | None, Field(description="A few words describing the memory this corrects; it is marked OUTDATED")
+        ] = None,
         vault: Annotated[str | None, Field(description="A mounted vault to save to (default: private)")] = None,
         ctx: Context | None = None,
     ) -> ToolAnswer:
         """Save a durable memory (one git commit). Never save secrets (passwords, keys, tokens): they
         are refused. Search first: to correct a memory, pass replaces. Answers where it was filed;
         relay any notice (a contradiction, what was replaced) to the user."""
+
         def run() -> str:
-            m = self.v.memories.save(content, title=title, topic=topic, date=date, tags=tags or (), type=type,
-                            source=agent_name(ctx), replaces=replaces, vault=vault)
+            m = self.v.memories.save(
+                content,
+                title=title,
+                topic=topic,
+                date=date,
+                tags=tags or (),
+                type=type,
+                source=agent_name(ctx),
+                replaces=replaces,
+                vault=vault,
+            )
             lines = [f'Saved "{m.title}" in {m.folder or "/"}/ (id {m.id}, path {m.path}).']
             lines += [f"Notice for the user: {n}" for n in m.notices]
             return "\n".join(lines)
+
         return self._call(run)
 
     @tool("memory", EDIT)
@@ -271,34 +312,42 @@ class Tools(_Serialized):
     def mark_outdated(self, old_id: Id, new_id: Id, ctx: Context | None = None) -> ToolAnswer:
         """Mark old_id OUTDATED, superseded by new_id (both are kept; searches rank the old one below
         its correction). Use when a saved memory corrects an older one that replaces didn't catch."""
+
         def run() -> str:
             old = self.v.memories.outdate(old_id, new_id, source=agent_name(ctx))
             return f'Marked OUTDATED: "{old.title}" ({old.id}), superseded by {new_id}.'
+
         return self._call(run)
 
     @tool("memory", EDIT)
     def pin_memory(self, id: Id, pinned: bool = True, ctx: Context | None = None) -> ToolAnswer:
         """Pin a core memory (always in memory_brief, never decays), or unpin it with pinned=false."""
+
         def run() -> str:
             m = self.v.memories.pin(id, pinned=pinned, source=agent_name(ctx))
             return f'{"Pinned" if m.pinned else "Unpinned"}: "{m.title}" ({m.id}).'
+
         return self._call(run)
 
     @tool("memory", DEMOTE)
     def archive_memory(self, id: Id, ctx: Context | None = None) -> ToolAnswer:
         """Move a memory no longer useful to archive/ (kept, still searchable, out of the brief).
         To correct a memory use save_memory(replaces=...) instead."""
+
         def run() -> str:
             m = self.v.memories.archive(id, source=agent_name(ctx))
             return f'Archived: "{m.title}" ({m.id}), now {m.path}.'
+
         return self._call(run)
 
     @tool("memory", EDIT)
     def restore_memory(self, id: Id, ctx: Context | None = None) -> ToolAnswer:
         """Bring an archived memory back to its topic."""
+
         def run() -> str:
             m = self.v.memories.restore(id, source=agent_name(ctx))
             return f'Restored: "{m.title}" ({m.id}), now {m.path} ({m.status}).'
+
         return self._call(run)
 
     # -- helpers ----------------------------------------------------------------------------------
@@ -309,11 +358,11 @@ class Tools(_Serialized):
             return ""
         rel = raw.strip("/").removesuffix("/index.md") if raw.endswith("/index.md") else raw.strip("/")
         if raw.startswith("/") or ".." in rel.split("/") or any(p.startswith(".") for p in rel.split("/")):
-            return None    # absolute, escaping or hidden: not a topic; get() judges it
+            return None  # absolute, escaping or hidden: not a topic; get() judges it
         path = self.v.root / rel
         if not (path.is_dir() and (path / "index.md").is_file()):
             return None
-        return rel if path.resolve().is_relative_to(self.v.root) else None   # a symlink out: get() refuses it
+        return rel if path.resolve().is_relative_to(self.v.root) else None  # a symlink out: get() refuses it
 
     def _read(self, ref: str, level: int | None) -> str:
         folder = self._folder_of(ref)
@@ -322,14 +371,27 @@ class Tools(_Serialized):
             return _cut(text, READ_TOKENS, "[cut: read_memory(a folder above) to go on]")
         if level is not None:
             m, text = self.v.memories.read(ref, level)
-            return _cut(f"# {m.title}\nid: {m.id} · path: {m.path}\n\n{text}", READ_TOKENS,
-                        "[cut: read with a lower level]")
-        m = self.v.memories.show(ref)   # read in full: a recall (and an archived memory comes back)
-        head = [f"# {m.title}",
-                " · ".join(x for x in (f"id: {m.id}", f"type: {m.type}", m.date and f"date: {m.date}",
-                                       f"status: {m.status}", m.tags and f"tags: {', '.join(m.tags)}",
-                                       f"path: {m.path}", m.source and f"source: {m.source}",
-                                       m.pinned and "pinned") if x)]
+            return _cut(
+                f"# {m.title}\nid: {m.id} · path: {m.path}\n\n{text}", READ_TOKENS, "[cut: read with a lower level]"
+            )
+        m = self.v.memories.show(ref)  # read in full: a recall (and an archived memory comes back)
+        head = [
+            f"# {m.title}",
+            " · ".join(
+                x
+                for x in (
+                    f"id: {m.id}",
+                    f"type: {m.type}",
+                    m.date and f"date: {m.date}",
+                    f"status: {m.status}",
+                    m.tags and f"tags: {', '.join(m.tags)}",
+                    f"path: {m.path}",
+                    m.source and f"source: {m.source}",
+                    m.pinned and "pinned",
+                )
+                if x
+            ),
+        ]
         for other in m.superseded_by:
             head.append(f"OUTDATED: superseded by {other}{self._title_of(other)}: trust that one.")
         for other in m.supersedes:
@@ -391,11 +453,13 @@ class CodeTools(_Serialized):
         root = (self.root / Path(path).expanduser()).resolve() if path else self.root
         if root not in self.projects:
             from ..project.codebase import Project  # the code tools' imports are paid for when first used
+
             self.projects[root] = Project(root)
         return self.projects[root]
 
     def _session(self, session_id: str | None) -> Session:
         from ..project.session import Session
+
         if (session_id or "") not in self.sessions:
             self.sessions[session_id or ""] = Session(self.root)
         return self.sessions[session_id or ""]
@@ -404,8 +468,9 @@ class CodeTools(_Serialized):
     def project_map(
         self,
         path: Annotated[str, Field(description="Project folder (default: the server's working folder)")] = "",
-        detail: Annotated[Literal["files", "symbols"], Field(description="symbols adds classes and functions "
-                                                                        "with their lines")] = "files",
+        detail: Annotated[
+            Literal["files", "symbols"], Field(description="symbols adds classes and functions with their lines")
+        ] = "files",
         subpath: Annotated[str, Field(description="Only this folder or file of the project")] = "",
     ) -> ToolAnswer:
         """The project's files with their size in tokens (and with detail=symbols each class and
@@ -485,8 +550,11 @@ def _marked(cls: type) -> list[tuple[str, str, ToolAnnotations]]:
 
 def declared(*owners) -> list[tuple[str, str, ToolAnnotations, Callable]]:
     """(toolset, name, annotations, bound method) of every `@tool` of these objects, in declaration order."""
-    return [(toolset, name, hints, getattr(owner, name)) for owner in owners
-            for toolset, name, hints in _marked(type(owner))]
+    return [
+        (toolset, name, hints, getattr(owner, name))
+        for owner in owners
+        for toolset, name, hints in _marked(type(owner))
+    ]
 
 
 TOOLSETS = tuple(dict.fromkeys(ts for cls in (Tools, CodeTools) for ts, _n, _h in _marked(cls)))
@@ -501,8 +569,12 @@ def toolsets(spec: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def build_server(vault: Vault | Callable[[], Vault], tools: tuple[str, ...] = ("memory",), root: Path | None = None,
-                 memory: Tools | None = None) -> MCPServer:
+def build_server(
+    vault: Vault | Callable[[], Vault],
+    tools: tuple[str, ...] = ("memory",),
+    root: Path | None = None,
+    memory: Tools | None = None,
+) -> MCPServer:
     """The MCP server for one vault (run it with `.run()`, or connect an in-process client), with
     the toolsets named (`memory` alone by default)."""
     import inspect
@@ -510,34 +582,51 @@ def build_server(vault: Vault | Callable[[], Vault], tools: tuple[str, ...] = ("
     built = []
     for toolset, name, hints, fn in declared(memory or Tools(vault), CodeTools(root)):
         if toolset in tools:
-            tool = Tool.from_function(fn, name=name, description=" ".join((inspect.getdoc(fn) or "").split()),
-                                      annotations=hints, structured_output=False)
+            tool = Tool.from_function(
+                fn,
+                name=name,
+                description=" ".join((inspect.getdoc(fn) or "").split()),
+                annotations=hints,
+                structured_output=False,
+            )
             _tidy_schema(tool.parameters)
             built.append(tool)
     from .. import __version__
+
     return MCPServer("ihmt", version=__version__, instructions=INSTRUCTIONS, tools=built, log_level="WARNING")
 
 
-def idle_timer(memory: Tools, stop: threading.Event, idle: float = IDLE_COMPACT,
-               tick: float = IDLE_TICK) -> threading.Thread:
+def idle_timer(
+    memory: Tools, stop: threading.Event, idle: float = IDLE_COMPACT, tick: float = IDLE_TICK
+) -> threading.Thread:
     """A daemon thread calling `memory.idle_compact(idle)` every `tick` seconds until `stop` is set."""
+
     def loop() -> None:
         while not stop.wait(tick):
             memory.idle_compact(idle)
+
     thread = threading.Thread(target=loop, name="ihmt-idle-compact", daemon=True)
     thread.start()
     return thread
 
 
-def serve(vault: Vault | Callable[[], Vault], tools: tuple[str, ...] = ("memory",), idle: float = IDLE_COMPACT,
-          tick: float = IDLE_TICK, wire=None) -> None:
+def serve(
+    vault: Vault | Callable[[], Vault],
+    tools: tuple[str, ...] = ("memory",),
+    idle: float = IDLE_COMPACT,
+    tick: float = IDLE_TICK,
+    wire=None,
+) -> None:
     """Serve the vault's tools (and the other toolsets named) over stdio until the client closes
     the connection; while no tool is called for `idle` seconds, the search index is merged. With
     the `wire` (mcp_wire.py) plugged in, the vault is warmed once the client is initialized."""
     memory, stop = Tools(vault), threading.Event()
     if wire is not None:
-        wire.on_method = lambda method: threading.Thread(target=memory.warm, name="ihmt-warm", daemon=True).start() \
-            if method == "notifications/initialized" else None
+        wire.on_method = lambda method: (
+            threading.Thread(target=memory.warm, name="ihmt-warm", daemon=True).start()
+            if method == "notifications/initialized"
+            else None
+        )
     thread = idle_timer(memory, stop, idle, tick)
     try:
         build_server(vault, tools, memory=memory).run()

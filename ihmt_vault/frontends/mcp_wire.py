@@ -12,6 +12,7 @@ End of input ends the server: once stdin closes, the process exits within `EOF_G
 whatever is still in flight (the write path is crash-safe: an interrupted operation is finished
 by the next one, or by `ihmt doctor --repair`).
 """
+
 from __future__ import annotations
 
 import json
@@ -20,9 +21,9 @@ import sys
 import threading
 from collections.abc import Callable
 
-MAX_MESSAGE = 8 * 1024 * 1024    # bytes in one message: a 60 MB line is refused, not parsed
-MAX_DEPTH = 64                   # nesting of objects and arrays in a message (MCP's own are a few levels)
-EOF_GRACE = 0.8                  # seconds in-flight calls get after stdin closes, before the process exits
+MAX_MESSAGE = 8 * 1024 * 1024  # bytes in one message: a 60 MB line is refused, not parsed
+MAX_DEPTH = 64  # nesting of objects and arrays in a message (MCP's own are a few levels)
+EOF_GRACE = 0.8  # seconds in-flight calls get after stdin closes, before the process exits
 _CHUNK = 1 << 16
 
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
@@ -55,8 +56,11 @@ def _valid_id(value) -> bool:
     return isinstance(value, (str, int)) and not isinstance(value, bool)
 
 
-TOO_LARGE = {"jsonrpc": "2.0", "id": None,
-             "error": {"code": INVALID_REQUEST, "message": f"message larger than {MAX_MESSAGE} bytes"}}
+TOO_LARGE = {
+    "jsonrpc": "2.0",
+    "id": None,
+    "error": {"code": INVALID_REQUEST, "message": f"message larger than {MAX_MESSAGE} bytes"},
+}
 
 
 def judge(line: bytes) -> tuple[str | None, dict | None]:
@@ -92,9 +96,10 @@ def judge(line: bytes) -> tuple[str | None, dict | None]:
             return None, error(ident, INVALID_PARAMS, "params must be an object") if has_id else None
         return text, None
     if has_id and ("result" in msg or "error" in msg):
-        return text, None    # a response to one of the server's own requests
-    return None, error(ident, INVALID_REQUEST, "a request needs a method" if has_id else
-                       "not a request, a notification or a response")
+        return text, None  # a response to one of the server's own requests
+    return None, error(
+        ident, INVALID_REQUEST, "a request needs a method" if has_id else "not a request, a notification or a response"
+    )
 
 
 def error(ident, code: int, message: str) -> dict:
@@ -111,7 +116,7 @@ class Wire:
 
     def __init__(self, on_method: Callable[[str], None] | None = None, on_eof: Callable[[], None] | None = None):
         self.lock = threading.Lock()
-        self.on_method = on_method     # told each request's or notification's method as it passes
+        self.on_method = on_method  # told each request's or notification's method as it passes
         self.on_eof = on_eof
         self.real_in = self.real_out = -1
         self.to_sdk = -1
@@ -134,7 +139,7 @@ class Wire:
         with self.lock:
             try:
                 _write_all(self.real_out, data + b"\n")
-            except OSError:   # the client is gone: nothing to tell it
+            except OSError:  # the client is gone: nothing to tell it
                 pass
 
     def _read(self) -> None:
@@ -149,7 +154,7 @@ class Wire:
                     _write_all(self.to_sdk, text.encode("utf-8") + b"\n")
                 except OSError:
                     break
-        os.close(self.to_sdk)   # the SDK reads end of input and stops
+        os.close(self.to_sdk)  # the SDK reads end of input and stops
         if self.on_eof is not None:
             self.on_eof()
 
@@ -173,7 +178,7 @@ def _method(text: str) -> str:
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def _lines(fd: int, limit: int | None):
@@ -209,13 +214,16 @@ def _lines(fd: int, limit: int | None):
 
 def exit_after_eof(grace: float = EOF_GRACE) -> Callable[[], None]:
     """What the wire calls at end of input: the process exits `grace` seconds later at the latest."""
+
     def later() -> None:
         def stop() -> None:
             try:
                 sys.stderr.flush()
             finally:
                 os._exit(0)
+
         timer = threading.Timer(grace, stop)
         timer.daemon = True
         timer.start()
+
     return later

@@ -19,6 +19,7 @@ they are, so they are set here to escaped text (`on_page_markdown`, `on_nav`) an
 matter reaches the theme only as title, tags and status; `on_page_content` runs the sanitiser
 (`site.sanitize`) over each page's HTML and reduces table-of-contents titles to text.
 """
+
 from __future__ import annotations
 
 import logging
@@ -35,7 +36,7 @@ from mkdocs.plugins import BasePlugin
 from . import site
 
 log = logging.getLogger("mkdocs.plugins.ihmt")
-NEEDED_EXTENSIONS = ("attr_list", "md_in_html", "pymdownx.tilde")   # tilde: ~~struck~~ (OUTDATED in summaries)
+NEEDED_EXTENSIONS = ("attr_list", "md_in_html", "pymdownx.tilde")  # tilde: ~~struck~~ (OUTDATED in summaries)
 
 
 class IhmtConfig(Config):
@@ -48,14 +49,16 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
     supports_multiple_instances = False
 
     def __init__(self) -> None:
-        self.vault_object: site.Vault | None = None   # set by site.build_site(): the caller's open Vault
-        self.skip: tuple[Path, ...] = ()   # folders never copied into the site (the output folder)
+        self.vault_object: site.Vault | None = None  # set by site.build_site(): the caller's open Vault
+        self.skip: tuple[Path, ...] = ()  # folders never copied into the site (the output folder)
         self.source: site.Source | None = None
         self.broken: list[dict] = []
         self._opened: site.Vault | None = None
         self._slugify: Callable[[str], str] | None = None
-        self._serving = False        # mkdocs serve: the vault's own search is served too
-        self._search_vault: site.Vault | None = None   # the served search's own Vault (its requests run in other threads)
+        self._serving = False  # mkdocs serve: the vault's own search is served too
+        self._search_vault: site.Vault | None = (
+            None  # the served search's own Vault (its requests run in other threads)
+        )
         self._search_lock = threading.Lock()
 
     def on_startup(self, *, command, dirty):
@@ -68,7 +71,7 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
 
     def on_config(self, config):
         v = self.vault_object
-        if v is None:   # mkdocs keeps this instance across `serve` rebuilds: one open vault, refreshed
+        if v is None:  # mkdocs keeps this instance across `serve` rebuilds: one open vault, refreshed
             root = self._vault_root(config)
             if self._opened is not None and self._opened.root == root:
                 self._opened.refresh(force=True)
@@ -95,27 +98,36 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
         self._slugify = toc.get("slugify") and (lambda s: toc["slugify"](s, toc.get("separator", "-")))
         if self._slugify is None:
             from markdown.extensions.toc import slugify
+
             self._slugify = lambda s: slugify(s, toc.get("separator", "-"))
-        log.info(f"ihmt: {self.source.published} memories, {self.source.sections} sections from {v.root} "
-                 f"({self.source.written} files refreshed)")
+        log.info(
+            f"ihmt: {self.source.published} memories, {self.source.sections} sections from {v.root} "
+            f"({self.source.written} files refreshed)"
+        )
         return config
 
     def on_serve(self, server, config, builder):
         """Rebuild when memories change in the vault itself, not only in the staging folder; answer
         `_ihmt/search` with the vault's own search."""
-        root = self._vault_root(config)      # the folder named in the config (the sample: vault/, not its copy)
+        root = self._vault_root(config)  # the folder named in the config (the sample: vault/, not its copy)
         for entry in os.scandir(root):
             if entry.is_dir() and not entry.name.startswith("."):
                 server.watch(entry.path)
         server.watch(str(root), recursive=False)
-        server.set_app(site.search_app(server.get_app(), self._answer, getattr(server, "mount_path", "/"),
-                                       site.loopback_only(str(server.server_address[0]))))
+        server.set_app(
+            site.search_app(
+                server.get_app(),
+                self._answer,
+                getattr(server, "mount_path", "/"),
+                site.loopback_only(str(server.server_address[0])),
+            )
+        )
         return server
 
     def _answer(self, query: str, clue: str | None) -> dict:
         """One search of the served site (requests come one at a time, each in a thread of its own)."""
         source = self.source
-        assert source is not None   # on_config staged the docs before the server answers
+        assert source is not None  # on_config staged the docs before the server answers
         with self._search_lock:
             if self._search_vault is None or self._search_vault.root != source.vault:
                 if self._search_vault is not None:
@@ -138,11 +150,14 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
                         item.title = titles[uri.rpartition("/")[0]]
                     order(item.children)
             head = [i for i in items[:1] if getattr(getattr(i, "file", None), "src_uri", "").endswith("index.md")]
-            rest = items[len(head):]
-            items[:] = head + [i for i in rest if getattr(i, "children", None)] + \
-                [i for i in rest if not getattr(i, "children", None)]
+            rest = items[len(head) :]
+            items[:] = (
+                head
+                + [i for i in rest if getattr(i, "children", None)]
+                + [i for i in rest if not getattr(i, "children", None)]
+            )
 
-        def escape(items):       # section titles come from summaries and folder names: text, not HTML
+        def escape(items):  # section titles come from summaries and folder names: text, not HTML
             for item in items:
                 if getattr(item, "children", None):
                     item.title = site.plain(item.title or "")
@@ -151,15 +166,17 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
         order(nav.items)
         escape(nav.items)
         generated = self.source.generated
-        last = sorted((i for i in nav.items if getattr(getattr(i, "file", None), "src_uri", None) in generated),
-                      key=lambda i: generated.index(i.file.src_uri))
+        last = sorted(
+            (i for i in nav.items if getattr(getattr(i, "file", None), "src_uri", None) in generated),
+            key=lambda i: generated.index(i.file.src_uri),
+        )
         nav.items[:] = [i for i in nav.items if i not in last] + last
 
         def pages(items):
             for i in items:
                 yield from pages(i.children) if getattr(i, "children", None) else ([i] if i.is_page else [])
 
-        nav.pages = list(pages(nav.items))       # previous / next follow the new order
+        nav.pages = list(pages(nav.items))  # previous / next follow the new order
         for a, b in zip([None, *nav.pages], [*nav.pages, None]):
             if a is not None:
                 a.next_page = b
@@ -178,17 +195,17 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
         if entry is not None:
             title = entry.title
         elif posixpath.basename(src) == "index.md" and posixpath.dirname(src) in self.source.titles:
-            title = self.source.titles[posixpath.dirname(src)]      # a summary: as written in the vault
+            title = self.source.titles[posixpath.dirname(src)]  # a summary: as written in the vault
         else:
-            title = str(meta.get("title") or "")                    # our generated pages
+            title = str(meta.get("title") or "")  # our generated pages
         page.meta = {"title": site.plain(title)} if title else {}
-        if entry is not None:     # summaries quote first lines: their links are reported on the memory's page
+        if entry is not None:  # summaries quote first lines: their links are reported on the memory's page
             for b in broken:
                 log.info(f"ihmt: broken wikilink [[{b['target']}]] in {b['page']}")
             self.broken += broken
             status = "pinned" if entry.pinned and entry.status == "active" else entry.status
             page.meta["status"] = status if status in (*site.NAV_STATUS, "active") else "active"
-            if entry.tags:       # Material's search indexes them (and shows them as HTML)
+            if entry.tags:  # Material's search indexes them (and shows them as HTML)
                 page.meta["tags"] = [site.plain(t) for t in entry.tags]
             markdown = site.page_header(entry, links) + markdown
         return markdown
@@ -197,13 +214,13 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
         if not self.source.raw_html:
             html = site.sanitize(html)
 
-        def toc(items):          # a heading's title (with data-toc-label, any text) is HTML in the theme
+        def toc(items):  # a heading's title (with data-toc-label, any text) is HTML in the theme
             for item in items:
                 item.title = site.html_text(item.title or "")
                 toc(item.children)
 
         toc(page.toc)
-        if "title" not in page.meta and page.title:     # a title mkdocs took from the rendered <h1>
+        if "title" not in page.meta and page.title:  # a title mkdocs took from the rendered <h1>
             page.meta["title"] = site.html_text(page.title)
         return html
 

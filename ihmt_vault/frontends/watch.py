@@ -9,6 +9,7 @@ loop; events for paths it just wrote with the same modification time are dropped
 Watches: the vault root non-recursively plus each top-level folder recursively, so `.git/` (which
 `git pull` fills with events) is never watched (STACK-NOTES.md, watchdog).
 """
+
 from __future__ import annotations
 
 import threading
@@ -32,31 +33,42 @@ from ..errors import VaultError
 from ..results import ReconcileReport
 from ..vault import Vault
 
-IDLE_MERGE = 30.0   # seconds without a change after which the watcher merges the search index
+IDLE_MERGE = 30.0  # seconds without a change after which the watcher merges the search index
 
-EVENTS = [FileCreatedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent, DirCreatedEvent, DirDeletedEvent,
-          DirMovedEvent]
+EVENTS = [
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileMovedEvent,
+    FileClosedEvent,
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+]
 
 
 def ignored(rel: str) -> bool:
     """Editors' temporary files, swap files, backups, and everything hidden."""
     parts = rel.split("/")
     name = parts[-1]
-    return (any(p.startswith((".", "#")) for p in parts) or name.endswith(("~", ".swp", ".swx", ".tmp", ".ihmt-tmp"))
-            or name == "4913" or "___jb_" in name or name.endswith("#"))
+    return (
+        any(p.startswith((".", "#")) for p in parts)
+        or name.endswith(("~", ".swp", ".swx", ".tmp", ".ihmt-tmp"))
+        or name == "4913"
+        or "___jb_" in name
+        or name.endswith("#")
+    )
 
 
 class Watcher(FileSystemEventHandler):
-    def __init__(self, vault: Vault, debounce: float = 0.4, log: Callable[[str], None] = print,
-                 max_wait: float = 3.0):
+    def __init__(self, vault: Vault, debounce: float = 0.4, log: Callable[[str], None] = print, max_wait: float = 3.0):
         self.v = vault
         self.debounce = debounce
         self.max_wait = max_wait
         self.log = log
         self.pending: set[str] = set()
         self.first = self.last = 0.0
-        self.compacted = True           # the index was merged since the last change (or nothing changed yet)
-        self.own: dict[str, int] = {}   # path -> mtime_ns of what our last reconcile wrote
+        self.compacted = True  # the index was merged since the last change (or nothing changed yet)
+        self.own: dict[str, int] = {}  # path -> mtime_ns of what our last reconcile wrote
         self.cond = threading.Condition()
         self.observer = Observer()
         self.watched: set[str] = set()
@@ -151,7 +163,7 @@ class Watcher(FileSystemEventHandler):
                     else:
                         compact = False
                 if compact:
-                    self.v.maintenance.compact_index()   # quiet for a while: one index segment, the fastest search
+                    self.v.maintenance.compact_index()  # quiet for a while: one index segment, the fastest search
                 with self.cond:
                     if not self.pending:
                         continue
@@ -188,8 +200,13 @@ class _Changed(FileSystemEventHandler):
                     self.cond.notify()
 
 
-def watch_sources(paths: list[Path], ingest: Callable[[], None], debounce: float = 0.5,
-                  log: Callable[[str], None] = print, stop: threading.Event | None = None) -> None:
+def watch_sources(
+    paths: list[Path],
+    ingest: Callable[[], None],
+    debounce: float = 0.5,
+    log: Callable[[str], None] = print,
+    stop: threading.Event | None = None,
+) -> None:
     """`ihmt ingest --watch`: call `ingest` again after each quiet moment that follows a change
     under `paths`, until `stop` is set (or Ctrl-C)."""
     stop = stop or threading.Event()
@@ -213,7 +230,7 @@ def watch_sources(paths: list[Path], ingest: Callable[[], None], debounce: float
                 handler.when = 0.0
             try:
                 ingest()
-            except VaultError as e:   # busy, say: the next change tries again
+            except VaultError as e:  # busy, say: the next change tries again
                 log(f"{time.strftime('%H:%M:%S')} error: {e}")
     except KeyboardInterrupt:
         pass

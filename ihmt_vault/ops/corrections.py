@@ -4,6 +4,7 @@ timelines of the facts memories state.
 A correction is recorded on both sides: the old memory gets `status: outdated` and
 `superseded_by: [new]`, the new one lists the old in `supersedes`. Both files stay.
 """
+
 from __future__ import annotations
 
 from ..engine.core import Engine
@@ -17,8 +18,12 @@ def mark_outdated(e: Engine, old_id: str, new_id: str, source: str | None = None
     old, new = e.get(old_id), e.get(new_id)
     if old.id == new.id:
         raise BadInput(f"{old_id}: a memory cannot supersede itself")
-    with e.transaction("outdate", f"outdate: {old.title}",
-                       [("Memory-Id", old.id), ("Memory-Op", "outdate"), ("Supersedes", old.id)], source) as tx:
+    with e.transaction(
+        "outdate",
+        f"outdate: {old.title}",
+        [("Memory-Id", old.id), ("Memory-Op", "outdate"), ("Supersedes", old.id)],
+        source,
+    ) as tx:
         tx.mark_outdated(old, new.id)
         if old.id not in new.supersedes:
             tx.edit(new, {"supersedes": new.supersedes + [old.id]})
@@ -29,8 +34,7 @@ def restore_current(e: Engine, id_or_path: str, source: str | None = None) -> Me
     m = e.get(id_or_path)
     if m.status != "outdated":
         raise BadInput(f"{m.path}: is not outdated (status {m.status}); nothing to restore")
-    with e.transaction("restore", f"current: {m.title}", [("Memory-Id", m.id), ("Memory-Op", "restore")],
-                       source) as tx:
+    with e.transaction("restore", f"current: {m.title}", [("Memory-Id", m.id), ("Memory-Op", "restore")], source) as tx:
         tx.edit(m, {"status": "active"}, remove=("superseded_by",))
         for newer in m.superseded_by:
             rows = e.catalog.by_id(newer)
@@ -46,7 +50,7 @@ def facts(e: Engine, subject: str | None = None, at: str | None = None) -> list[
     day = check_date(at, "--at ") if at else None
     where, args = ("WHERE f.slot_subject = ?", (timeline.norm(subject),)) if subject else ("", ())
     lines = timeline.build(e.catalog.facts(where, args), at=day)
-    for line in lines:   # a value whose memory was outdated held until the correction became true
+    for line in lines:  # a value whose memory was outdated held until the correction became true
         last = line.entries[-1] if line.entries else None
         if last is not None and last.outdated and last.valid_to is None and day is None:
             by = [i for r in e.catalog.by_id(last.memory_id) for i in r.superseded_by or []]

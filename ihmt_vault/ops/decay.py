@@ -19,6 +19,7 @@ never implied: git history keeps them). Each run is one commit (`Memory-Op: deca
 as `Memory-Id` trailers) and one line in the operations log. It runs on its own at most once a
 day, after a write (never during a search), and from the session-start hook (`ihmt decay --auto`).
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -34,8 +35,8 @@ from ..storage import oplog, tree
 from ..storage.recall import Recalls
 
 _WIKILINK = re.compile(r"\[\[([^\]|#]+)")
-LAST_RUN = "last-decay"          # under the cache: when this machine last ran decay
-_EPOCH0 = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)   # the floor of "idle since"
+LAST_RUN = "last-decay"  # under the cache: when this machine last ran decay
+_EPOCH0 = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)  # the floor of "idle since"
 
 
 @dataclass
@@ -46,7 +47,7 @@ class Weighed:
     weight: float
     recalls: int
     idle_days: int
-    why: str = ""                # why it stays (core, protected, new) or goes (weight, cap, expired)
+    why: str = ""  # why it stays (core, protected, new) or goes (weight, cap, expired)
 
 
 @dataclass
@@ -57,10 +58,23 @@ class DecayReport:
     dry_run: bool = False
 
     def to_dict(self) -> dict:
-        row = lambda w: {"id": w.id, "path": w.path, "title": w.title, "weight": round(w.weight, 2),  # noqa: E731
-                         "recalls": w.recalls, "idle_days": w.idle_days, "why": w.why}
-        return {"archived": [row(w) for w in self.archived], "expired": [row(w) for w in self.expired],
-                "commit": self.commit, "dry_run": self.dry_run}
+        def row(w: Weighed) -> dict:
+            return {
+                "id": w.id,
+                "path": w.path,
+                "title": w.title,
+                "weight": round(w.weight, 2),
+                "recalls": w.recalls,
+                "idle_days": w.idle_days,
+                "why": w.why,
+            }
+
+        return {
+            "archived": [row(w) for w in self.archived],
+            "expired": [row(w) for w in self.expired],
+            "commit": self.commit,
+            "dry_run": self.dry_run,
+        }
 
 
 def weigh(e: Engine, recalls: Recalls) -> list[Weighed]:
@@ -83,7 +97,7 @@ def _protected(e: Engine) -> dict[str, str]:
     """Memories a live one supersedes or links to: {id: why}."""
     rows = e.catalog.all()
     live = [r for r in rows if r.status != "archived" and not _archived(r.path)]
-    by_name: dict[str, str] = {}   # id, file name or title, casefolded -> id
+    by_name: dict[str, str] = {}  # id, file name or title, casefolded -> id
     for r in rows:
         by_name.setdefault(r.id.casefold(), r.id)
         by_name.setdefault(r.path.rpartition("/")[2].removesuffix(".md").casefold(), r.id)
@@ -111,7 +125,7 @@ def _archived(path: str) -> bool:
 def plan(e: Engine, recalls: Recalls) -> DecayReport:
     """What a decay run would do now (nothing written)."""
     cfg, now = e.config, clock.now()
-    weighed = weigh(e, recalls)   # (it brings the catalog up to date)
+    weighed = weigh(e, recalls)  # (it brings the catalog up to date)
     rows = {r.id: r for r in e.catalog.all() if r.id}
     protected = _protected(e)
     report = DecayReport()
@@ -130,7 +144,7 @@ def plan(e: Engine, recalls: Recalls) -> DecayReport:
     core = sum(1 for r in rows.values() if r.pinned and not _archived(r.path))
     kept = [w for w in live if w not in report.archived]
     over = len(rows) - core - sum(1 for r in rows.values() if _archived(r.path)) - len(report.archived) - cfg.max_live
-    for w in sorted(kept, key=lambda x: (x.weight, x.path))[:max(0, over)]:
+    for w in sorted(kept, key=lambda x: (x.weight, x.path))[: max(0, over)]:
         w.why = f"over max_live {cfg.max_live} (weight {w.weight:.1f})"
         report.archived.append(w)
     if cfg.archive_expiry_days:

@@ -24,6 +24,7 @@ Findings, by kind:
 - roles         `.ihmt/roles.toml` does not parse or validate (every write is refused until it is
                 fixed and committed): reported
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -42,23 +43,46 @@ from .reconcile import refused
 def examine(e: Engine) -> list[Problem]:
     problems: list[Problem] = []
     if e.journal.exists():
-        problems.append(Problem("interrupted", e.journal.file.relative_to(e.root).as_posix(),
-                                "an operation was interrupted before its commit"))
+        problems.append(
+            Problem(
+                "interrupted",
+                e.journal.file.relative_to(e.root).as_posix(),
+                "an operation was interrupted before its commit",
+            )
+        )
     for aside in e.journal.set_aside_files():
-        problems.append(Problem("set-aside", aside.relative_to(e.root).as_posix(),
-                                "an interrupted operation could not be replayed and was set aside; its files "
-                                "are on disk (see 'uncommitted'); delete this file once checked", repairable=False))
+        problems.append(
+            Problem(
+                "set-aside",
+                aside.relative_to(e.root).as_posix(),
+                "an interrupted operation could not be replayed and was set aside; its files "
+                "are on disk (see 'uncommitted'); delete this file once checked",
+                repairable=False,
+            )
+        )
     merging = e.repo.merge_in_progress()
     if merging:
         problems.append(Problem("merge", ".git/MERGE_HEAD", f"a sync merge with {merging[:10]} was interrupted"))
     for key, journal, step in purge.interrupted_purges(e):
         if step == "unreadable":
-            problems.append(Problem("purge", journal, "the journal of an interrupted purge cannot be read: run "
-                                                      "'ihmt forget ID --purge' again, then delete it",
-                                    repairable=False))
+            problems.append(
+                Problem(
+                    "purge",
+                    journal,
+                    "the journal of an interrupted purge cannot be read: run "
+                    "'ihmt forget ID --purge' again, then delete it",
+                    repairable=False,
+                )
+            )
         else:
-            problems.append(Problem("purge", journal, f"the purge of memory {key} was interrupted (at its '{step}' "
-                                                      f"step): its text may still be in git history or the caches"))
+            problems.append(
+                Problem(
+                    "purge",
+                    journal,
+                    f"the purge of memory {key} was interrupted (at its '{step}' "
+                    f"step): its text may still be in git history or the caches",
+                )
+            )
     for dirpath, dirnames, filenames in os.walk(e.root):
         dirnames[:] = [d for d in dirnames if d != ".git"]
         for name in filenames:
@@ -69,10 +93,16 @@ def examine(e: Engine) -> list[Problem]:
         e.gate.roles()
     except BrokenFile as err:  # every write is refused until it is fixed: say so first
         problems.append(Problem("roles", err.path, str(err), repairable=False))
-    for name, state in e.ranker_status().items():   # an optional ranker that is off: search is lexical
+    for name, state in e.ranker_status().items():  # an optional ranker that is off: search is lexical
         if state != "active":
-            problems.append(Problem("ranker", ".ihmt/config.toml", f"the {name} ranker is {state}; search "
-                                    f"answers by words alone", repairable=False))
+            problems.append(
+                Problem(
+                    "ranker",
+                    ".ihmt/config.toml",
+                    f"the {name} ranker is {state}; search answers by words alone",
+                    repairable=False,
+                )
+            )
     e.refresh(force=True)
     ids = set()
     pending = uncommitted(e)
@@ -92,19 +122,28 @@ def examine(e: Engine) -> list[Problem]:
             ids.add(m.id)
         depth = tree.depth(m.folder)
         if depth == 0 or depth > e.config.max_depth:
-            problems.append(Problem("outside-tree", rel, "memory at the vault root" if depth == 0
-                                    else f"deeper than max_depth {e.config.max_depth}"))
+            problems.append(
+                Problem(
+                    "outside-tree",
+                    rel,
+                    "memory at the vault root" if depth == 0 else f"deeper than max_depth {e.config.max_depth}",
+                )
+            )
     for id_, paths in e.catalog.duplicate_ids():
         problems.append(Problem("duplicate-id", paths[-1], f"id {id_} is also used by {', '.join(paths[:-1])}"))
     for row in e.catalog.all():
         for ref in row.supersedes + row.superseded_by:
             if ref not in ids:
-                problems.append(Problem("dangling", row.path, f"refers to id {ref}, which is not in the vault",
-                                        repairable=False))
+                problems.append(
+                    Problem("dangling", row.path, f"refers to id {ref}, which is not in the vault", repairable=False)
+                )
     by_id = {r.id: r for r in e.catalog.all() if r.id}
     for loop in supersession_cycles(by_id):
-        problems.append(Problem("cycle", by_id[loop[0]].path,
-                                f"memories {', '.join(loop)} each supersede another of them in a loop"))
+        problems.append(
+            Problem(
+                "cycle", by_id[loop[0]].path, f"memories {', '.join(loop)} each supersede another of them in a loop"
+            )
+        )
     for row in by_id.values():
         for newer in row.superseded_by:
             if newer in by_id and row.id not in by_id[newer].supersedes:
@@ -137,15 +176,16 @@ def uncommitted(e: Engine) -> list[str]:
 def fix(e: Engine, problems: list[Problem]) -> None:
     kinds = {p.kind for p in problems}
     purges = {p.path for p in problems if p.kind == "purge" and p.repairable}
-    for key, journal, _step in purge.interrupted_purges(e):   # first: it rewrites history
+    for key, journal, _step in purge.interrupted_purges(e):  # first: it rewrites history
         if journal in purges:
             purge.finish_purge(e, key)
     merging = e.repo.merge_in_progress()
     if merging and e.repo.unmerged():
         e.repo.merge_abort()  # conflicts a crash left unresolved: start the sync again later
         merging = None
-    with e.transaction("edit", f"doctor: repair {len([p for p in problems if p.repairable])} problems",
-                       [("Memory-Op", "edit")]) as tx:
+    with e.transaction(
+        "edit", f"doctor: repair {len([p for p in problems if p.repairable])} problems", [("Memory-Op", "edit")]
+    ) as tx:
         if merging:  # every file of the merge is in place: commit it as the merge it is
             tx.merge_parent = merging
             tx.subject = f"merge: finish an interrupted sync with {merging[:10]}"
@@ -161,8 +201,11 @@ def fix(e: Engine, problems: list[Problem]) -> None:
         for p in problems:
             if p.kind == "missing-keys" and (e.root / p.path).exists():
                 m = e.read(p.path)
-                fill = {"id": m.id or notes.new_id(), "title": m.title,
-                        "created": m.created or _first_commit_time(e, p.path) or notes.now_timestamp()}
+                fill = {
+                    "id": m.id or notes.new_id(),
+                    "title": m.title,
+                    "created": m.created or _first_commit_time(e, p.path) or notes.now_timestamp(),
+                }
                 tx.edit(m, {k: fill[k] for k in m.missing})
             elif p.kind == "duplicate-id":
                 tx.edit(e.read(p.path), {"id": notes.new_id()})
@@ -175,14 +218,21 @@ def fix(e: Engine, problems: list[Problem]) -> None:
                 else:
                     dest = "/".join(m.folder.split("/")[: e.config.max_depth])
                 tx.move(p.path, dest)
-        if kinds & {"stale-summary", "missing-keys", "duplicate-id", "outside-tree", "uncommitted", "one-sided",
-                     "cycle"}:
+        if kinds & {
+            "stale-summary",
+            "missing-keys",
+            "duplicate-id",
+            "outside-tree",
+            "uncommitted",
+            "one-sided",
+            "cycle",
+        }:
             tx.folders.update(e.layout.all_folders())
 
 
 def supersession_cycles(by_id: dict) -> list[list[str]]:
     """Loops of memories each claiming to supersede the next (a → b → a), each loop once."""
-    loops, state = [], {}   # state: 1 = on the current path, 2 = done
+    loops, state = [], {}  # state: 1 = on the current path, 2 = done
 
     def visit(node: str, path: list[str]) -> None:
         state[node] = 1
@@ -190,7 +240,7 @@ def supersession_cycles(by_id: dict) -> list[list[str]]:
             if nxt not in by_id:
                 continue
             if state.get(nxt) == 1:
-                loops.append(path[path.index(nxt):] + [node] if nxt in path else [nxt, node])
+                loops.append(path[path.index(nxt) :] + [node] if nxt in path else [nxt, node])
             elif nxt not in state:
                 visit(nxt, path + [node])
         state[node] = 2
@@ -218,8 +268,11 @@ def _break_cycles(e: Engine, tx) -> set[str]:
                 tx.mark_outdated(e.read(by_id[other].path), newest)
         n = e.read(by_id[newest].path)
         by = [i for i in n.superseded_by if i not in loop]
-        tx.edit(n, {"status": "active" if not by else n.status, **({"superseded_by": by} if by else {})},
-                remove=() if by else ("superseded_by",))
+        tx.edit(
+            n,
+            {"status": "active" if not by else n.status, **({"superseded_by": by} if by else {})},
+            remove=() if by else ("superseded_by",),
+        )
     return members
 
 

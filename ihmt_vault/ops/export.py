@@ -12,6 +12,7 @@ Only catalogued memories are exported: a file the vault refused (a secret in it,
 matter) is not in the catalog, so it never leaves this way. Errors: an unknown format, or an output
 path inside the vault (it would be taken in as a memory), is a `BadInput`; nothing is written then.
 """
+
 from __future__ import annotations
 
 import json
@@ -61,25 +62,48 @@ def jsonl(memories: list[Memory]) -> str:
     for m in memories:
         d = m.to_dict()
         extra = dict(d.pop("extra", {}))
-        row = {"id": m.id, "title": m.title, "topic": _topic(m), "date": m.date, "created": m.created, "tags": m.tags,
-               "type": m.type, "pinned": m.pinned, "status": m.status, "supersedes": m.supersedes,
-               "superseded_by": m.superseded_by, "source": m.source, "facts": extra.pop("facts", None),
-               "extra": extra or None, "text": m.body}
+        row = {
+            "id": m.id,
+            "title": m.title,
+            "topic": _topic(m),
+            "date": m.date,
+            "created": m.created,
+            "tags": m.tags,
+            "type": m.type,
+            "pinned": m.pinned,
+            "status": m.status,
+            "supersedes": m.supersedes,
+            "superseded_by": m.superseded_by,
+            "source": m.source,
+            "facts": extra.pop("facts", None),
+            "extra": extra or None,
+            "text": m.body,
+        }
         lines.append(json.dumps({k: v for k, v in row.items() if v not in (None, [], "")}, ensure_ascii=False))
     return "".join(line + "\n" for line in lines)
 
 
 def markdown(memories: list[Memory], title: str) -> str:
     titles = {m.id: m.title for m in memories}
-    out = [f"# {title}", "", f"Exported from IHMT Vault on {clock.today().isoformat()}: "
-           f"{len(memories)} {'memory' if len(memories) == 1 else 'memories'}.", ""]
+    out = [
+        f"# {title}",
+        "",
+        f"Exported from IHMT Vault on {clock.today().isoformat()}: "
+        f"{len(memories)} {'memory' if len(memories) == 1 else 'memories'}.",
+        "",
+    ]
     topic = None
     for m in sorted(memories, key=lambda m: (m.folder, m.date or "", m.title)):
         if m.folder != topic:
             topic = m.folder
             out += [f"## {topic or '(top level)'}", ""]
-        facts = [m.date, m.type, "tags: " + ", ".join(m.tags) if m.tags else None, "pinned" if m.pinned else None,
-                 m.status if m.status != "active" else None]
+        facts = [
+            m.date,
+            m.type,
+            "tags: " + ", ".join(m.tags) if m.tags else None,
+            "pinned" if m.pinned else None,
+            m.status if m.status != "active" else None,
+        ]
         if m.superseded_by:
             facts.append("superseded by " + ", ".join(titles.get(i, i) for i in m.superseded_by))
         out += [f"### {m.title}", "", "*" + " · ".join(f for f in facts if f) + "*", "", _demoted(m.body).rstrip(), ""]

@@ -11,6 +11,7 @@ with a topic, or moved by hand: `transaction.placed_by_gardener`) is never re-fi
 one `move` commit whose body lists what moved. `--dry-run` says what the first pass would move
 (promotions to the top aside) and changes nothing.
 """
+
 from __future__ import annotations
 
 from ..engine.core import Engine
@@ -20,7 +21,7 @@ from ..storage import tree
 from ..storage.sensitive import find_secret
 from .gardener import Gardener, made_folders, rename_plan, rows_in, topic_folders
 
-LEFT = 2   # a folder the gardener made holding this many memories or fewer goes back where it came from
+LEFT = 2  # a folder the gardener made holding this many memories or fewer goes back where it came from
 
 
 def merge_plan(e: Engine) -> tuple[list[tuple[str, str]], dict[str, str]]:
@@ -42,8 +43,14 @@ def merge_plan(e: Engine) -> tuple[list[tuple[str, str]], dict[str, str]]:
 
 def crowded(e: Engine) -> list[str]:
     bf = e.config.branch_factor
-    return [f for f in sorted({r.folder for r in e.catalog.all()}) if f and f.split("/")[0] != tree.ARCHIVE
-            and len(e.layout.memory_names(f)) > bf and tree.depth(f) < e.config.max_depth]
+    return [
+        f
+        for f in sorted({r.folder for r in e.catalog.all()})
+        if f
+        and f.split("/")[0] != tree.ARCHIVE
+        and len(e.layout.memory_names(f)) > bf
+        and tree.depth(f) < e.config.max_depth
+    ]
 
 
 def refile_plan(e: Engine) -> list[tuple[str, str]]:
@@ -67,24 +74,32 @@ def garden(e: Engine, dry_run: bool = False, source: str | None = None) -> Garde
     e.refresh()
     before = {r.id: (r.path, r.title) for r in e.catalog.all() if r.status != "archived"}
     if dry_run:
-        moves = [Moved(m.id, m.title, tree.folder_of(rel), folder) for rel, folder in refile_plan(e)
-                 for m in [e.read(rel)]]
+        moves = [
+            Moved(m.id, m.title, tree.folder_of(rel), folder) for rel, folder in refile_plan(e) for m in [e.read(rel)]
+        ]
         theme = vault_theme(e)
         for folder in crowded(e):
-            rows = rows_in(e, folder)   # as the split itself reads them
-            for name, paths in tree.plan_split(rows, set(e.layout.subfolders(tree.split_into(folder))), e.config.branch_factor,
-                                              vault_theme=theme).items():
+            rows = rows_in(e, folder)  # as the split itself reads them
+            for name, paths in tree.plan_split(
+                rows, set(e.layout.subfolders(tree.split_into(folder))), e.config.branch_factor, vault_theme=theme
+            ).items():
                 for rel in paths:
                     m = e.read(rel)
                     moves.append(Moved(m.id, m.title, folder, f"{tree.split_into(folder)}/{name}".lstrip("/")))
         rows = [r for f in sorted(topic_folders(e)) for r in rows_in(e, f)]
-        moves += [Moved(m.id, m.title, tree.folder_of(rel), folder)
-                  for rel, folder in sorted(tree.misplaced(rows, set(made_folders(e))).items()) for m in [e.read(rel)]]
-        moves += [Moved(m.id, m.title, folder, dest) for folder, dest in
-                  rename_plan(e, topic_folders(e), lambda f: rows_in(e, f), theme).items()
-                  for m in (e.read(f"{folder}/{n}") for n in e.layout.memory_names(folder))]
-        moves += [Moved(m.id, m.title, tree.folder_of(rel), origin) for rel, origin in merge_plan(e)[0]
-                  for m in [e.read(rel)]]
+        moves += [
+            Moved(m.id, m.title, tree.folder_of(rel), folder)
+            for rel, folder in sorted(tree.misplaced(rows, set(made_folders(e))).items())
+            for m in [e.read(rel)]
+        ]
+        moves += [
+            Moved(m.id, m.title, folder, dest)
+            for folder, dest in rename_plan(e, topic_folders(e), lambda f: rows_in(e, f), theme).items()
+            for m in (e.read(f"{folder}/{n}") for n in e.layout.memory_names(folder))
+        ]
+        moves += [
+            Moved(m.id, m.title, tree.folder_of(rel), origin) for rel, origin in merge_plan(e)[0] for m in [e.read(rel)]
+        ]
         return GardenReport(moves, dry_run=True)
     with e.transaction("move", "move: garden", [("Memory-Op", "move")], source) as tx:
         g = Gardener(tx, e)
@@ -92,7 +107,9 @@ def garden(e: Engine, dry_run: bool = False, source: str | None = None) -> Garde
         for rel, folder in refile_plan(e):
             tx.refile(rel, folder)
             touched.add(folder)
-        g.split_crowded(set(crowded(e)) | {f for f in touched if len(e.layout.memory_names(f)) > e.config.branch_factor})
+        g.split_crowded(
+            set(crowded(e)) | {f for f in touched if len(e.layout.memory_names(f)) > e.config.branch_factor}
+        )
         g.refile_misplaced(topic_folders(e), set(made_folders(e)))
         g.promote_oversized({f.split("/")[0] for f in made_folders(e)}, len(before))
         g.rename_misnamed(topic_folders(e), vault_theme(e))
@@ -117,8 +134,11 @@ def moved_by(tx, before: dict) -> list[Moved]:
         if i is not None:
             by_path[dest] = i
             now[i] = dest
-    return [Moved(i, before[i][1], tree.folder_of(before[i][0]), tree.folder_of(p))
-            for i, p in sorted(now.items(), key=lambda kv: kv[1]) if tree.folder_of(p) != tree.folder_of(before[i][0])]
+    return [
+        Moved(i, before[i][1], tree.folder_of(before[i][0]), tree.folder_of(p))
+        for i, p in sorted(now.items(), key=lambda kv: kv[1])
+        if tree.folder_of(p) != tree.folder_of(before[i][0])
+    ]
 
 
 def describe(e: Engine, folder: str, text: str, source: str | None = None) -> str:

@@ -7,6 +7,7 @@ transaction's `refile`, so ids, the journal, the roles and the one commit hold a
 Only memories placement or the gardener filed (`notes.placed_by_gardener`) are moved; a folder a
 person made (not in `GARDEN_FILE`) is never renamed nor merged away.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,7 +22,7 @@ from ..storage import tree
 from ..storage.layout import GARDEN_FILE
 from ..storage.notes import Memory, placed_by_gardener
 
-OVERFLOW = 2   # branch factors of memories the inbox keeps after a split; the rest goes where placement points
+OVERFLOW = 2  # branch factors of memories the inbox keeps after a split; the rest goes where placement points
 
 
 class Gardener:
@@ -41,14 +42,14 @@ class Gardener:
         cfg = self.e.config
         vault_theme: set[str] = set()
         live = 0
-        if folders:   # what this operation wrote is not in the catalog yet: counted on top of it
+        if folders:  # what this operation wrote is not in the catalog yet: counted on top of it
             held, n = self.e.catalog.keyword_holders()
             held = held + Counter(w for _m, k in self.tx.known.values() for w in set(k))
             live = n + len(self.tx.known)
             vault_theme = tree.theme(tree.stem_counts(held), live, cfg.branch_factor)
         split, made = self._split_each(sorted(folders), vault_theme, moved)
         refiled = []
-        if tree.INBOX in folders:   # split or not, what the inbox still holds beyond its share is filed
+        if tree.INBOX in folders:  # split or not, what the inbox still holds beyond its share is filed
             refiled += self.file_overflow()
         if split:
             # early splits are made on few memories, and placement filed others on the few words it
@@ -66,12 +67,14 @@ class Gardener:
         # a folder these moves filled past the branch factor would otherwise grow unsplit: saves
         # try a split only in the folder they save into
         filled = {tree.folder_of(dest) for _rel, (dest, _id) in refiled} - split - {tree.INBOX}
-        self._split_each(sorted(f for f in filled if len(self.e.layout.memory_names(f)) > cfg.branch_factor),
-                         vault_theme, moved)
+        self._split_each(
+            sorted(f for f in filled if len(self.e.layout.memory_names(f)) > cfg.branch_factor), vault_theme, moved
+        )
         return moved
 
-    def _split_each(self, queue: list[str], vault_theme: set[str],
-                    moved: dict[str, list[str]]) -> tuple[set[str], dict[str, str]]:
+    def _split_each(
+        self, queue: list[str], vault_theme: set[str], moved: dict[str, list[str]]
+    ) -> tuple[set[str], dict[str, str]]:
         """Split each folder of `queue`, and the subtopics it makes while they stay crowded; adds the
         ids moved to `moved` (by folder) and records the new subfolders in `GARDEN_FILE`. Returns the
         folders split and {new subfolder: the folder it came from}."""
@@ -83,8 +86,9 @@ class Gardener:
             if not folder or folder.split("/")[0] == tree.ARCHIVE or tree.depth(folder) >= cfg.max_depth:
                 continue
             rows = self._rows_in(folder)
-            plan = tree.plan_split(rows, set(self.e.layout.subfolders(tree.split_into(folder))), cfg.branch_factor,
-                                   vault_theme=vault_theme)
+            plan = tree.plan_split(
+                rows, set(self.e.layout.subfolders(tree.split_into(folder))), cfg.branch_factor, vault_theme=vault_theme
+            )
             split |= {folder} if plan else set()
             for name, paths in plan.items():
                 sub = f"{tree.split_into(folder)}/{name}".lstrip("/")
@@ -132,16 +136,22 @@ class Gardener:
                 if sub not in made or name in (tree.ARCHIVE, tree.INBOX) or self.e.layout.abs(name).exists():
                     continue
                 if not all(r["movable"] for f in self._folders_under(sub) for r in self._rows_in(f)):
-                    continue   # a memory a person placed there stays where they put it
+                    continue  # a memory a person placed there stays where they put it
                 for folder in self._folders_under(sub):
-                    moves += self._refile_all(folder, name + folder[len(sub):])
-                made = {(name + k[len(sub):] if k == sub or k.startswith(sub + "/") else k):
-                        (name + v[len(sub):] if v.startswith(sub + "/") else v) for k, v in made.items()}
+                    moves += self._refile_all(folder, name + folder[len(sub) :])
+                made = {
+                    (name + k[len(sub) :] if k == sub or k.startswith(sub + "/") else k): (
+                        name + v[len(sub) :] if v.startswith(sub + "/") else v
+                    )
+                    for k, v in made.items()
+                }
         if moves:
             self.record_made(made)
         return moves
 
-    def rename_misnamed(self, folders: set[str], vault_theme: AbstractSet[str] = frozenset()) -> list[tuple[str, tuple[str, str]]]:
+    def rename_misnamed(
+        self, folders: set[str], vault_theme: AbstractSet[str] = frozenset()
+    ) -> list[tuple[str, tuple[str, str]]]:
         """Rename each folder among `folders` that `rename_plan` finds misnamed; the moves:
         (from path, (to path, id))."""
         made = made_folders(self.e)
@@ -155,7 +165,9 @@ class Gardener:
 
     def _refile_all(self, folder: str, dest: str) -> list[tuple[str, tuple[str, str]]]:
         """Every memory directly in `folder` re-filed into `dest`; the moves."""
-        return [(rel, self.tx.refile(rel, dest)) for rel in (f"{folder}/{n}" for n in self.e.layout.memory_names(folder))]
+        return [
+            (rel, self.tx.refile(rel, dest)) for rel in (f"{folder}/{n}" for n in self.e.layout.memory_names(folder))
+        ]
 
     def _folders_under(self, folder: str) -> list[str]:
         out = [folder]
@@ -186,6 +198,7 @@ class Gardener:
     def _rows_in(self, folder: str) -> list[dict]:
         return rows_in(self.e, folder, self.tx.known)
 
+
 def made_folders(e: Engine) -> dict[str, str]:
     """{folder: the folder it was split from} for every folder the gardener made (a folder a
     person made is not there, so the gardener never merges it away)."""
@@ -193,8 +206,11 @@ def made_folders(e: Engine) -> dict[str, str]:
         made = json.loads(e.layout.abs(GARDEN_FILE).read_text(encoding="utf-8")).get("made") or {}
     except (OSError, ValueError, AttributeError):
         return {}
-    return {str(k): str(v) for k, v in made.items() if isinstance(k, str) and isinstance(v, str)} \
-        if isinstance(made, dict) else {}
+    return (
+        {str(k): str(v) for k, v in made.items() if isinstance(k, str) and isinstance(v, str)}
+        if isinstance(made, dict)
+        else {}
+    )
 
 
 def rows_in(e: Engine, folder: str, known: dict | None = None) -> list[dict]:
@@ -206,8 +222,15 @@ def rows_in(e: Engine, folder: str, known: dict | None = None) -> list[dict]:
     for rel in paths:
         m, kws = known[rel] if rel in known else (read[rel], None) if rel in read else (None, None)
         if m is not None:
-            rows.append({"path": rel, "id": m.id, "keywords": kws or tree.keywords(m.title, m.body, m.tags),
-                         "text": _text(m), "movable": placed_by_gardener(m)})
+            rows.append(
+                {
+                    "path": rel,
+                    "id": m.id,
+                    "keywords": kws or tree.keywords(m.title, m.body, m.tags),
+                    "text": _text(m),
+                    "movable": placed_by_gardener(m),
+                }
+            )
     return rows
 
 
@@ -221,14 +244,18 @@ def subfolders(e: Engine, folder: str) -> list[str]:
     return [f"{folder}/{n}" if folder else n for n in e.layout.subfolders(folder) if folder or n != tree.ARCHIVE]
 
 
-def rename_plan(e: Engine, folders: set[str], rows_of: Callable[[str], list[dict]],
-                vault_theme: AbstractSet[str] = frozenset()) -> dict[str, str]:
+def rename_plan(
+    e: Engine, folders: set[str], rows_of: Callable[[str], list[dict]], vault_theme: AbstractSet[str] = frozenset()
+) -> dict[str, str]:
     """{folder: the folder it becomes} for each of `folders` the gardener made whose name its memories
     no longer hold (`tree.misnamed`). Only a folder without subfolders, without a description someone
     wrote, holding only memories placement or the gardener filed, and only to a name still free."""
     made = made_folders(e)
-    cands = {f for f in folders if f in made and e.layout.abs(f).is_dir() and not e.layout.subfolders(f)
-             and not e.description(f)}
+    cands = {
+        f
+        for f in folders
+        if f in made and e.layout.abs(f).is_dir() and not e.layout.subfolders(f) and not e.description(f)
+    }
     rows = [r for p in sorted({tree.folder_of(f) for f in cands}) for f in subfolders(e, p) for r in rows_of(f)]
     cands = {f for f in cands if all(r["movable"] for r in rows if tree.folder_of(r["path"]) == f)}
     out = {}

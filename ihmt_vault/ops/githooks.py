@@ -7,6 +7,7 @@ roles.py). The hook scripts live in the repository's `hooks/` folder (shipped as
 Installing never clobbers a hook the person wrote: an existing hook that is not ours is left alone
 and reported. The vault's own commits are written with plumbing, so hooks never run on them.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -44,8 +45,14 @@ def install(e: Engine) -> list[dict]:
         target = hooks_dir / hook
         current = target.read_text(errors="replace") if target.exists() else None
         if current is not None and MARK not in current:
-            report.append({"hook": hook, "path": str(target), "action": "skipped",
-                           "why": "a hook of your own is there; add a call to 'ihmt' yourself"})
+            report.append(
+                {
+                    "hook": hook,
+                    "path": str(target),
+                    "action": "skipped",
+                    "why": "a hook of your own is there; add a call to 'ihmt' yourself",
+                }
+            )
             continue
         action = "unchanged" if current == text else "installed"
         if action == "installed":
@@ -63,8 +70,14 @@ def install_server(bare: Path) -> list[dict]:
     target = bare / "hooks" / "pre-receive"
     current = target.read_text(errors="replace") if target.exists() else None
     if current is not None and MARK_SERVER not in current:
-        return [{"hook": "pre-receive", "path": str(target), "action": "skipped",
-                 "why": "a hook of your own is there; call 'ihmt hooks check --pre-receive' from it"}]
+        return [
+            {
+                "hook": "pre-receive",
+                "path": str(target),
+                "action": "skipped",
+                "why": "a hook of your own is there; call 'ihmt hooks check --pre-receive' from it",
+            }
+        ]
     action = "unchanged" if current == text else "installed"
     if action == "installed":
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -116,8 +129,11 @@ def _roles_staged(e: Engine) -> list[str]:
     problems = []
     for status, rel, old in staged:
         # a rename's old path is a vault path (`staged_changes` diffs the vault only), never None
-        moves = [(old, "move"), (rel, "write")] if status == "R" and old is not None else \
-            [(rel, "delete" if status == "D" else "write")]
+        moves = (
+            [(old, "move"), (rel, "write")]
+            if status == "R" and old is not None
+            else [(rel, "delete" if status == "D" else "write")]
+        )
         for path, change in moves:
             why = e.gate.refusal("commit", "", path, change)
             if why:

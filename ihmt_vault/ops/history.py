@@ -4,6 +4,7 @@ Everything here comes from git: a memory's lineage is `git log --follow`, its ol
 commit. `undo` never rewrites history (it commits the reverse); purge.py is the one operation that
 does.
 """
+
 from __future__ import annotations
 
 from .. import files
@@ -39,14 +40,25 @@ def history(e: Engine, id_or_path: str, diff: bool = False) -> list[Change]:
     changes = []
     for i, c in enumerate(log):
         before = paths[i + 1] if i + 1 < len(paths) else paths[i]  # a move: diff old → new name
-        changes.append(Change(c.sha, c.date, c.op, c.agent, c.subject, paths[i],
-                              e.repo.patch(c.sha, paths[i], before) if diff else None))
+        changes.append(
+            Change(
+                c.sha,
+                c.date,
+                c.op,
+                c.agent,
+                c.subject,
+                paths[i],
+                e.repo.patch(c.sha, paths[i], before) if diff else None,
+            )
+        )
     return changes
 
 
 def changes(e: Engine, limit: int = 50) -> list[Change]:
-    return [Change(c.sha, c.date, c.op, c.agent, c.subject, ", ".join(c.paths[:3]),
-                   ids=c.trailers.get("Memory-Id", [])) for c in e.repo.log(max_count=limit)]
+    return [
+        Change(c.sha, c.date, c.op, c.agent, c.subject, ", ".join(c.paths[:3]), ids=c.trailers.get("Memory-Id", []))
+        for c in e.repo.log(max_count=limit)
+    ]
 
 
 def undo(e: Engine, source: str | None = None, force: bool = False, commit: str | None = None) -> UndoReport:
@@ -63,8 +75,10 @@ def undo(e: Engine, source: str | None = None, force: bool = False, commit: str 
             raise BadInput(f"{dirty[0]}: has changes since the last operation; commit or discard them first")
         later = e.repo.changed_between(target.sha, "HEAD", paths)
         if later and not force:
-            raise BadInput(f"{later[0]}: changed again after {target.sha[:10]} ({target.subject!r}); undoing it "
-                           f"would lose that change; use --force to undo it anyway")
+            raise BadInput(
+                f"{later[0]}: changed again after {target.sha[:10]} ({target.subject!r}); undoing it "
+                f"would lose that change; use --force to undo it anyway"
+            )
         tx.folders.update(tree.folder_of(p) for p in target.paths)
         for p in paths:
             before = e.repo.show(f"{target.sha}^", p)
@@ -95,18 +109,28 @@ def _undo_target(e: Engine, agent: str, force: bool, commit: str | None) -> gitl
             break
         if c.op == "merge" or e.repo.is_merge(c.sha):
             if commit or force or c.agent == agent:
-                raise BadInput(f"{c.sha[:10]} is a sync merge; undoing it would drop the other machine's changes "
-                               f"(use git revert -m 1 if you must)")
+                raise BadInput(
+                    f"{c.sha[:10]} is a sync merge; undoing it would drop the other machine's changes "
+                    f"(use git revert -m 1 if you must)"
+                )
             continue
         if c.agent == agent or commit or force:
             return c
     if commit:
         raise BadInput(f"{commit}: no such operation in this vault's recent history")
-    last = next((c for c in log if "Memory-Op" in c.trailers and c.sha not in undone
-                 and not c.subject.startswith(("undo:", "init:"))), None)
+    last = next(
+        (
+            c
+            for c in log
+            if "Memory-Op" in c.trailers and c.sha not in undone and not c.subject.startswith(("undo:", "init:"))
+        ),
+        None,
+    )
     if last is not None:
-        raise BadInput(f"nothing of {agent}'s to undo; the last operation ({last.sha[:10]} {last.subject!r}) was "
-                       f"made by {last.agent}: undo it with --force, or name it with --commit")
+        raise BadInput(
+            f"nothing of {agent}'s to undo; the last operation ({last.sha[:10]} {last.subject!r}) was "
+            f"made by {last.agent}: undo it with --force, or name it with --commit"
+        )
     raise BadInput("nothing to undo")
 
 

@@ -20,6 +20,7 @@ Invariants:
   a binary, too big or unreadable file, or a chunk holding a secret, is skipped and reported with
   its reason, never its text.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -39,14 +40,16 @@ from ..storage.draft import Draft
 from .saving import make_draft
 
 KINDS = ("code", "markdown", "narrative", "journal", "process")
-TYPE_OF = {"code": "code", "markdown": "document", "narrative": "document", "journal": "event",
-           "process": "procedure"}
+TYPE_OF = {"code": "code", "markdown": "document", "narrative": "document", "journal": "event", "process": "procedure"}
 ROOT_OF = {"code": "code", "markdown": "docs", "narrative": "docs", "journal": "journal", "process": "docs"}
 MARKDOWN_EXTS = {".md", ".markdown", ".mdx", ".mdc"}
 TEXT_EXTS = {".txt", ".text", ".rst", ".org", ".log", ""}
-_PROCESS_CUE = re.compile(r"^[#\s]*(?:ingredients?|ingredientes|steps|pasos|preparaci[óo]n|instructions|"
-                          r"instrucciones|method|procedure|procedimiento|elaboraci[óo]n|步骤|材料|做法|配料|用料)\b"
-                          r"[^\n]{0,20}$", re.I | re.M)
+_PROCESS_CUE = re.compile(
+    r"^[#\s]*(?:ingredients?|ingredientes|steps|pasos|preparaci[óo]n|instructions|"
+    r"instrucciones|method|procedure|procedimiento|elaboraci[óo]n|步骤|材料|做法|配料|用料)\b"
+    r"[^\n]{0,20}$",
+    re.I | re.M,
+)
 _NUMBERED = re.compile(r"^[ \t]*(?:\d{1,2}[.)]|第[0-9一二三四五六七八九十]+步)[ \t]*\S", re.M)
 
 
@@ -55,14 +58,21 @@ class Source:
     """One file to ingest: where it is, what the vault calls it, and its text."""
 
     file: Path
-    name: str            # the `source` of its memories: the path from the ingested folder's parent
+    name: str  # the `source` of its memories: the path from the ingested folder's parent
     text: str
     kind: str
     language: str | None
 
 
-def ingest(e: Engine, paths: list[str | Path], kind: str | None = None, topic: str | None = None,
-           limit: int = LIMIT, progress: Progress | None = None, agent: str | None = None) -> IngestReport:
+def ingest(
+    e: Engine,
+    paths: list[str | Path],
+    kind: str | None = None,
+    topic: str | None = None,
+    limit: int = LIMIT,
+    progress: Progress | None = None,
+    agent: str | None = None,
+) -> IngestReport:
     if kind is not None and kind not in KINDS:
         raise BadInput(f"--type {kind!r} is unknown; use one of {', '.join(KINDS)}")
     if limit < 200:
@@ -71,8 +81,8 @@ def ingest(e: Engine, paths: list[str | Path], kind: str | None = None, topic: s
         raise BadInput("nothing to ingest: give one or more files or folders")
     folder_topic = tree.clean_topic(topic, e.config.max_depth) if topic else None
     report = IngestReport()
-    found: list[tuple[Path, str]] = []        # (file, source name)
-    roots: list[str] = []                     # source-name prefixes of ingested folders (for vanished files)
+    found: list[tuple[Path, str]] = []  # (file, source name)
+    roots: list[str] = []  # source-name prefixes of ingested folders (for vanished files)
     for raw in paths:
         path = Path(raw).expanduser()
         if not path.exists():
@@ -88,7 +98,7 @@ def ingest(e: Engine, paths: list[str | Path], kind: str | None = None, topic: s
     e.refresh()
     with e.transaction("ingest", "ingest", [("Memory-Op", "ingest")], agent or "ingest") as tx:
         seen_sources: set[str] = set()
-        chunkers = plugins.chunkers_by_name()   # once a run: each lookup builds every chunker anew
+        chunkers = plugins.chunkers_by_name()  # once a run: each lookup builds every chunker anew
         for n, (file, name) in enumerate(found):
             seen_sources.add(name)
             source = _read(file, name, kind, report)
@@ -96,25 +106,28 @@ def ingest(e: Engine, paths: list[str | Path], kind: str | None = None, topic: s
                 _ingest_one(e, tx, chunkers, source, folder_topic, limit, report)
             if progress:
                 progress(n + 1, len(found))
-        for prefix in roots:   # files that were ingested before and are gone now
+        for prefix in roots:  # files that were ingested before and are gone now
             for row in e.catalog.by_source_prefix(prefix):
                 if row.source not in seen_sources and row.status != "archived":
                     tx.remove(row.path)
                     report.removed.append(row.id)
         report.files = len(found)
         touched = len(report.added) + len(report.updated) + len(report.removed)
-        tx.subject = (f"ingest: {_count(report.files, 'file')}, {_count(len(report.added), 'chunk')} added, "
-                      f"{len(report.updated)} updated, {len(report.removed)} removed")
+        tx.subject = (
+            f"ingest: {_count(report.files, 'file')}, {_count(len(report.added), 'chunk')} added, "
+            f"{len(report.updated)} updated, {len(report.removed)} removed"
+        )
         tx.trailers.append(("Memory-Count", str(touched)))
     report.commit = tx.commit
     return report
 
 
-def _ingest_one(e: Engine, tx, chunkers: dict, src: Source, folder_topic: str | None, limit: int,
-                report: IngestReport) -> None:
+def _ingest_one(
+    e: Engine, tx, chunkers: dict, src: Source, folder_topic: str | None, limit: int, report: IngestReport
+) -> None:
     chunker_name = src.kind
     if src.kind == "code":
-        assert src.language is not None   # `_read` leaves out code whose language is not known
+        assert src.language is not None  # `_read` leaves out code whose language is not known
         chunker_name = src.language
     chunker = plugins.pick("chunker", chunkers, chunker_name)
     chunks = [c for c in chunker.chunk(src.text, limit) if c.text.strip()]
@@ -130,15 +143,24 @@ def _ingest_one(e: Engine, tx, chunkers: dict, src: Source, folder_topic: str | 
         report.chunks += 1
         report.oversized += c.oversized
         try:
-            d = make_draft(e, "", id=chunk_id, topic=folder, type=TYPE_OF[src.kind],
-                           text=_body(c, src), title=_title(c, src), date=c.date or None,
-                           source=src.name, extra=_front_matter(c, src))
+            d = make_draft(
+                e,
+                "",
+                id=chunk_id,
+                topic=folder,
+                type=TYPE_OF[src.kind],
+                text=_body(c, src),
+                title=_title(c, src),
+                date=c.date or None,
+                source=src.name,
+                extra=_front_matter(c, src),
+            )
         except BadInput as err:
             report.skipped.append((f"{_printable(src.name)}:{c.first_line}-{c.last_line}", str(err)))
             continue
         row = old.pop(chunk_id, None)
         if row is None:
-            if e.catalog.by_id(chunk_id):   # the same chunk from the same source, already taken in
+            if e.catalog.by_id(chunk_id):  # the same chunk from the same source, already taken in
                 continue
             tx.create([d])
             report.added.append(chunk_id)
@@ -148,7 +170,7 @@ def _ingest_one(e: Engine, tx, chunkers: dict, src: Source, folder_topic: str | 
             report.updated.append(chunk_id)
         elif outcome == "kept":
             report.kept.append(row.path)
-    for row in old.values():   # chunks the file no longer has
+    for row in old.values():  # chunks the file no longer has
         if row.status != "archived":
             tx.remove(row.path)
             report.removed.append(row.id)
@@ -163,8 +185,12 @@ def _update(e: Engine, tx, rel: str, d: Draft) -> str:
     m = e.read(rel)
     if m.meta.get("ingested") != _digest(m.body):
         return "kept"
-    same = (m.body == d.text and m.title == d.title and m.date == d.date
-            and {k: m.meta.get(k) for k in INGEST_KEYS} == {k: d.extra.get(k) for k in INGEST_KEYS})
+    same = (
+        m.body == d.text
+        and m.title == d.title
+        and m.date == d.date
+        and {k: m.meta.get(k) for k in INGEST_KEYS} == {k: d.extra.get(k) for k in INGEST_KEYS}
+    )
     if same:
         return "same"
     file = e.layout.abs(rel)
@@ -216,7 +242,7 @@ def topic_for(src: Source, max_depth: int) -> str:
     parts = [notes.slugify(p, 40) for p in src.name.rsplit(".", 1)[0].split("/") if p]
     parts = [ROOT_OF[src.kind]] + parts
     if len(parts) > max_depth:
-        parts = parts[:max_depth - 1] + ["-".join(parts[max_depth - 1:])[:60].rstrip("-")]
+        parts = parts[: max_depth - 1] + ["-".join(parts[max_depth - 1 :])[:60].rstrip("-")]
     return "/".join(parts)
 
 
@@ -228,12 +254,14 @@ def _members(chunker, c: Chunk, limit: int) -> list[Chunk]:
     (`reserveStock soft hold`), and one memory per member answers with it, not with the class."""
     if not c.symbol.startswith(_CONTAINERS) or c.header:
         return [c]
-    parts = [p for p in chunker.chunk(c.text, 1) if p.text]     # limit 1: split per member
+    parts = [p for p in chunker.chunk(c.text, 1) if p.text]  # limit 1: split per member
     if len(parts) < 2 or "".join(p.text for p in parts) != c.text:
         return [c]
     shift = c.first_line - 1
-    return [replace(p, first_line=p.first_line + shift, last_line=p.last_line + shift, oversized=len(p.text) > limit)
-            for p in parts]
+    return [
+        replace(p, first_line=p.first_line + shift, last_line=p.last_line + shift, oversized=len(p.text) > limit)
+        for p in parts
+    ]
 
 
 def _key(c: Chunk) -> str:

@@ -6,6 +6,7 @@ to drill down (`[+7 →] read_memory('work')`) — within a token budget whateve
 Outdated and archived memories are never in it (search still finds them). It drills down one
 folder summary, or one memory's nested level, at a time. Reads never take the lock.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -28,7 +29,7 @@ class TopicDigest:
     """One top-level topic as the brief sees it: its size, its subtopics, and the memories that
     stand for it (the newest and the most recalled, active ones only)."""
 
-    name: str                     # "" for memories at the root
+    name: str  # "" for memories at the root
     count: int
     subtopics: list[tuple[str, int]]
     newest: list[Row]
@@ -47,8 +48,8 @@ def digests(e: Engine, per_topic: int) -> list[TopicDigest]:
     counts = e.recalls.all()
     recalled: dict[str, list[tuple[Row, int]]] = {}
     filled = 0
-    for i in sorted(counts, key=lambda i: (-counts[i].count, i)):   # by id: no vault scan
-        if filled >= len(tops):   # every topic has its most recalled: the rest need no lookup
+    for i in sorted(counts, key=lambda i: (-counts[i].count, i)):  # by id: no vault scan
+        if filled >= len(tops):  # every topic has its most recalled: the rest need no lookup
             break
         for r in e.catalog.by_id(i):
             top = r.folder.partition("/")[0]
@@ -58,13 +59,27 @@ def digests(e: Engine, per_topic: int) -> list[TopicDigest]:
     out = []
     for top, subs in tops.items():
         newest = e.catalog.newest_under(top, per_topic * 2) if top else e.catalog.newest_in("", per_topic * 2)
-        out.append(TopicDigest(top, sum(subs.values()), sorted(((k, n) for k, n in subs.items() if k), key=lambda x: -x[1]),
-                               newest, recalled.get(top, [])))
+        out.append(
+            TopicDigest(
+                top,
+                sum(subs.values()),
+                sorted(((k, n) for k, n in subs.items() if k), key=lambda x: -x[1]),
+                newest,
+                recalled.get(top, []),
+            )
+        )
     return sorted(out, key=lambda t: (-t.count, t.name))
 
 
-def compose_brief(title: str, live: int, hidden: int, pinned: list[Row], topics: list[TopicDigest],
-                  budget_tokens: int, mounts: Sequence[tuple[str, list[TopicDigest]]] = ()) -> str:
+def compose_brief(
+    title: str,
+    live: int,
+    hidden: int,
+    pinned: list[Row],
+    topics: list[TopicDigest],
+    budget_tokens: int,
+    mounts: Sequence[tuple[str, list[TopicDigest]]] = (),
+) -> str:
     """The brief within `budget_tokens` (chars/4): pinned memories, then per topic its newest and
     most recalled memories with their first line and the rest as a count to drill down — shown in
     less detail (two each, one each, none) until it fits, and the smallest topics last as a count."""
@@ -96,11 +111,13 @@ def compose_brief(title: str, live: int, hidden: int, pinned: list[Row], topics:
             lines.append(f"[+{rest} →] read_memory('{prefix}{t.name}')")
         return lines
 
-    head = [f"# {title}: {_plural(live, 'memory', 'memories')}"
-            + (f" ({hidden} outdated or archived: searchable, not listed)" if hidden else ""),
-            "search_memory finds any memory; read_memory(path) drills down."]
+    head = [
+        f"# {title}: {_plural(live, 'memory', 'memories')}"
+        + (f" ({hidden} outdated or archived: searchable, not listed)" if hidden else ""),
+        "search_memory finds any memory; read_memory(path) drills down.",
+    ]
     pins: list[str] = ["", "## Pinned"] if pinned else []
-    for n, r in enumerate(pinned):   # core memories first, but never more than a third of the budget
+    for n, r in enumerate(pinned):  # core memories first, but never more than a third of the budget
         line = memory_line(r, "core")
         if sum(len(x) + 1 for x in pins) + len(line) > budget // 3:
             pins.append(f"[+{len(pinned) - n} pinned →] search_memory finds them")
@@ -122,29 +139,41 @@ def compose_brief(title: str, live: int, hidden: int, pinned: list[Row], topics:
     for n, line in enumerate(lines):
         if used + len(line) + 1 > budget - 60:
             left = sum(1 for x in lines[n:] if x.startswith("## "))
-            out.append(f"[+{left} more topics →] read_memory('') lists them all" if left else
-                       "[+more →] search_memory or read_memory")
+            out.append(
+                f"[+{left} more topics →] read_memory('') lists them all"
+                if left
+                else "[+more →] search_memory or read_memory"
+            )
             break
         out.append(line)
         used += len(line) + 1
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def brief(e: Engine, budget_tokens: int | None = None, per_topic: int = 2,
-          mounts: Sequence[tuple[str, Engine]] = ()) -> str:
+def brief(
+    e: Engine, budget_tokens: int | None = None, per_topic: int = 2, mounts: Sequence[tuple[str, Engine]] = ()
+) -> str:
     e.refresh()
     live = e.catalog.count("WHERE status = 'active'")
     hidden = e.catalog.count() - live
     pinned = [r for r in e.catalog.pinned() if r.status == "active"]
     for _, m in mounts:
         m.refresh()
-    return compose_brief(e.config.title, live, hidden, pinned, digests(e, per_topic),
-                         budget_tokens or e.config.brief_tokens, [(n, digests(m, per_topic)) for n, m in mounts])
+    return compose_brief(
+        e.config.title,
+        live,
+        hidden,
+        pinned,
+        digests(e, per_topic),
+        budget_tokens or e.config.brief_tokens,
+        [(n, digests(m, per_topic)) for n, m in mounts],
+    )
 
 
 def read(e: Engine, id_or_path: str, level: int, source: str | None = None) -> tuple[Memory, str]:
     """A memory read down to `level` of its tree (a recall, as a read in full is)."""
     from . import lifecycle
+
     m = lifecycle.show(e, id_or_path, source)
     return m, nested.render(m.body, level)
 
@@ -178,12 +207,26 @@ def topic_tree(e: Engine, depth: int = 2) -> dict:
         subs = [f"{folder}/{s}" if folder else s for s in e.layout.subfolders(folder)]
         subs = [s for s in subs if s != tree.ARCHIVE and count_under(s)]
         rows = sorted(by_folder.get(folder, []), key=tree.sort_key)
-        n = {"path": folder, "title": tree.humanize(folder.rpartition("/")[2]) or e.config.title,
-             "count": count_under(folder), "children": [], "memories": []}
+        n = {
+            "path": folder,
+            "title": tree.humanize(folder.rpartition("/")[2]) or e.config.title,
+            "count": count_under(folder),
+            "children": [],
+            "memories": [],
+        }
         if level < depth:
             n["children"] = [node(s, level + 1) for s in subs]
-            n["memories"] = [{"id": r.id, "title": r.title, "date": r.date, "status": r.status,
-                              "pinned": bool(r.pinned), "path": r.path} for r in rows]
+            n["memories"] = [
+                {
+                    "id": r.id,
+                    "title": r.title,
+                    "date": r.date,
+                    "status": r.status,
+                    "pinned": bool(r.pinned),
+                    "path": r.path,
+                }
+                for r in rows
+            ]
         else:
             n["more"] = len(subs) + len(rows)
             n["more_topics"], n["more_memories"] = len(subs), len(rows)
@@ -204,8 +247,11 @@ def memories(e: Engine, under: str = "") -> list[dict]:
 def stats(e: Engine) -> dict:
     e.refresh()
     rows = e.catalog.all()
-    size = sum(f.stat().st_size for f in e.root.rglob("*") if f.is_file() and ".git" not in f.parts
-               and CACHE not in f.as_posix())
+    size = sum(
+        f.stat().st_size
+        for f in e.root.rglob("*")
+        if f.is_file() and ".git" not in f.parts and CACHE not in f.as_posix()
+    )
     cache = sum(f.stat().st_size for f in (e.root / CACHE).rglob("*") if f.is_file())
     return {
         "vault": str(e.root),

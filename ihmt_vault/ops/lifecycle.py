@@ -4,6 +4,7 @@
 so restoring puts a memory back where it was. Archived memories stay searchable (search falls back
 to them when nothing live answers); a pinned (core) memory is never archived.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -21,8 +22,9 @@ def pin(e: Engine, id_or_path: str, pinned: bool = True, source: str | None = No
     m = e.get(id_or_path)
     if m.pinned == pinned:
         return m
-    with e.transaction("edit", f"{'pin' if pinned else 'unpin'}: {m.title}",
-                       [("Memory-Id", m.id), ("Memory-Op", "edit")], source) as tx:
+    with e.transaction(
+        "edit", f"{'pin' if pinned else 'unpin'}: {m.title}", [("Memory-Id", m.id), ("Memory-Op", "edit")], source
+    ) as tx:
         tx.edit(m, {"pinned": pinned})
     return e.get(m.id)
 
@@ -33,8 +35,7 @@ def archive(e: Engine, id_or_path: str, source: str | None = None) -> Memory:
         raise BadInput(f"{m.path}: is already archived; use restore to bring it back")
     if m.pinned:
         raise BadInput(f"{m.path}: is pinned (a core memory); unpin it first")
-    with e.transaction("archive", f"archive: {m.title}", [("Memory-Id", m.id), ("Memory-Op", "archive")],
-                       source) as tx:
+    with e.transaction("archive", f"archive: {m.title}", [("Memory-Id", m.id), ("Memory-Op", "archive")], source) as tx:
         tx.edit(m, {"status": "archived"})
         dest = tx.move(m.path, f"{tree.ARCHIVE}/{m.folder}".rstrip("/"))
     return e.read(dest)
@@ -45,8 +46,7 @@ def restore(e: Engine, id_or_path: str, source: str | None = None, why: str = ""
     if m.folder.split("/")[0] != tree.ARCHIVE:
         raise BadInput(f"{m.path}: is not archived; only memories under {tree.ARCHIVE}/ can be restored")
     home = m.folder.partition("/")[2] or "restored"
-    with e.transaction("restore", f"restore: {m.title}", [("Memory-Id", m.id), ("Memory-Op", "restore")],
-                       source) as tx:
+    with e.transaction("restore", f"restore: {m.title}", [("Memory-Id", m.id), ("Memory-Op", "restore")], source) as tx:
         tx.edit(m, {"status": "outdated" if m.superseded_by else "active"})
         dest = tx.move(m.path, home)
         if why:  # the vault did it on its own: the operations log says so
@@ -61,7 +61,7 @@ def show(e: Engine, id_or_path: str, source: str | None = None) -> Memory:
     if m.folder.split("/")[0] == tree.ARCHIVE and m.id:
         try:
             back = restore(e, m.id, source, why="read in full")
-        except Refused:   # a reader reads it where it is: bringing it back is a write
+        except Refused:  # a reader reads it where it is: bringing it back is a write
             return m
         back.notices.append(f"Restored from the archive to {back.folder}/.")
         return back
@@ -73,8 +73,13 @@ def recent(stamp: str, days: int) -> bool:
     return at is not None and (clock.now() - at).days <= max(1, days)
 
 
-def forget(e: Engine, id_or_path: str, purge: bool = False, confirm: Callable[[int], bool] | None = None,
-           source: str | None = None) -> ForgetReport:
+def forget(
+    e: Engine,
+    id_or_path: str,
+    purge: bool = False,
+    confirm: Callable[[int], bool] | None = None,
+    source: str | None = None,
+) -> ForgetReport:
     """Without `purge`, archive the memory (kept, out of the way); with it, `purge.purge`."""
     if purge:  # by id or path; a purge a crash interrupted is finished by the same call
         return purge_op.purge(e, id_or_path, confirm, source)

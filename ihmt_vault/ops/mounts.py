@@ -11,6 +11,7 @@ Invariant: nothing moves between vaults on its own — a memory saved to the pri
 reaches a mount's files, commits or remote. A mount that cannot be opened (gone, not a vault) is
 reported, never a reason for the private vault to fail; naming it for a save or search is an error.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -29,7 +30,7 @@ from ..storage.notes import Memory
 from . import saving
 from . import sync as sync_op
 
-PRIVATE = "private"      # the name a caller may use for the vault that mounts the others
+PRIVATE = "private"  # the name a caller may use for the vault that mounts the others
 
 
 class Mounts:
@@ -50,8 +51,10 @@ class Mounts:
     def get(self, name: str) -> Engine:
         """The mounted vault called `name` (a `BadInput` naming the mounts there are)."""
         if name not in self.declared:
-            raise BadInput(f"no mounted vault called {name!r}; mounted: {', '.join(self.declared) or 'none'} "
-                           f"(see 'ihmt mount list')")
+            raise BadInput(
+                f"no mounted vault called {name!r}; mounted: {', '.join(self.declared) or 'none'} "
+                f"(see 'ihmt mount list')"
+            )
         if name not in self.opened:
             try:
                 self.opened[name] = self.opener(self.path_of(self.declared[name]))
@@ -114,7 +117,7 @@ class Mounts:
     def locate(self, ref: str) -> tuple[Engine, str]:
         """The vault holding the memory `ref` names (by `mount:path`, or an id/path found in this
         vault first, then in each mount), and the ref inside it."""
-        if not self.declared:   # the usual case: no lookup before the read itself
+        if not self.declared:  # the usual case: no lookup before the read itself
             return self.owner, ref
         name, rest = self.split_ref(ref)
         if name:

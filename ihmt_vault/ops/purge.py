@@ -1,6 +1,7 @@
-"""Purge: `forget ID --purge` takes a memory's text out of everything a `git clone`, a backup of
-the folder or the published site could reach, proves it, and keeps it from coming back. Its steps, journalled under `.ihmt/cache/purge/<id>.json` (never
-committed) so that a crash at any point is finished by `doctor --repair` or the same purge again:
+"""Purge: `forget ID --purge` takes a memory's text out of everything a `git clone`, a backup of the
+folder or the published site could reach, proves it, and keeps it from coming back. Its steps,
+journalled under `.ihmt/cache/purge/<id>.json` (never committed) so that a crash at any point is
+finished by `doctor --repair` or the same purge again:
 
   delete   find every blob that is a version of the memory — by id in any front-matter layout
            (a byte-order mark, quotes, a comment after it), as the `conflict_of` of a conflict
@@ -23,6 +24,7 @@ committed) so that a crash at any point is finished by `doctor --repair` or the 
 one entry a line (two machines' tombstones merge as a union). Sync refuses to bring any of them
 back (sync.py).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -45,12 +47,14 @@ from ..text import fold
 
 PURGE_DIR = f"{CACHE}/purge"
 TOMBSTONES = ".ihmt/purged.json"
-REWRITTEN = "rewritten-commits.txt"      # in PURGE_DIR: commits a purge replaced (sync names an old remote)
-_MIN_LINE = 12                           # shorter lines of a body are too common to be needles
-PROOF_CHECK = ("every git object, reachable or not (git cat-file --batch-all-objects --batch), every file git "
-               "keeps besides objects (refs, reflogs, indexes, messages), every file in the vault folder "
-               "(.ihmt/cache included); folded (lower case, accents removed); in binary files only "
-               "needles of 12+ characters or several words")
+REWRITTEN = "rewritten-commits.txt"  # in PURGE_DIR: commits a purge replaced (sync names an old remote)
+_MIN_LINE = 12  # shorter lines of a body are too common to be needles
+PROOF_CHECK = (
+    "every git object, reachable or not (git cat-file --batch-all-objects --batch), every file git "
+    "keeps besides objects (refs, reflogs, indexes, messages), every file in the vault folder "
+    "(.ihmt/cache included); folded (lower case, accents removed); in binary files only "
+    "needles of 12+ characters or several words"
+)
 _KEYED_ID = re.compile(r"^[ \t]*(id|conflict_of)[ \t]*:[ \t]*(['\"]?)([0-9A-Za-z_.-]+)\2[ \t]*(?:#.*)?\r?$", re.M)
 
 
@@ -59,15 +63,15 @@ class PurgeReport(ForgetReport):
     """What a purge did and what its proof found (`to_dict()` stays ForgetReport's until the
     front ends show the rest; `details()` has everything)."""
 
-    traces: int | None = None                       # needles found anywhere after the purge: 0 is the goal
+    traces: int | None = None  # needles found anywhere after the purge: 0 is the goal
     trace_locations: list[str] = field(default_factory=list)
-    check: str = ""                                 # what the proof searched
-    needles: int = 0                                # how many distinct needles it searched for
-    removed: list[str] = field(default_factory=list)          # files deleted: the memory and its copies
-    versions: int = 0                               # blobs dropped from history
-    scrubbed: int = 0                               # blobs rewritten (summaries, other old files)
-    stashes: list[str] = field(default_factory=list)          # stash entries rewritten or dropped, and why
-    shared: list[str] = field(default_factory=list)           # kept files holding lines of the text (left alone)
+    check: str = ""  # what the proof searched
+    needles: int = 0  # how many distinct needles it searched for
+    removed: list[str] = field(default_factory=list)  # files deleted: the memory and its copies
+    versions: int = 0  # blobs dropped from history
+    scrubbed: int = 0  # blobs rewritten (summaries, other old files)
+    stashes: list[str] = field(default_factory=list)  # stash entries rewritten or dropped, and why
+    shared: list[str] = field(default_factory=list)  # kept files holding lines of the text (left alone)
     caches_cleared: list[str] = field(default_factory=list)
     resumed: bool = False
     notices: list[str] = field(default_factory=list)
@@ -84,8 +88,8 @@ class PurgeReport(ForgetReport):
 class Tombstones:
     """Purged ids and the blob hashes of their versions (from `.ihmt/purged.json`)."""
 
-    ids: dict[str, str] = field(default_factory=dict)      # purged id (a copy's too) → the memory purged
-    blobs: dict[str, str] = field(default_factory=dict)    # blob hash → the memory purged
+    ids: dict[str, str] = field(default_factory=dict)  # purged id (a copy's too) → the memory purged
+    blobs: dict[str, str] = field(default_factory=dict)  # blob hash → the memory purged
     entries: dict[str, dict] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
@@ -96,9 +100,11 @@ class Tombstones:
         if not key:
             return
         old = self.entries.get(key, {})
-        merged = {"id": key,
-                  "copies": sorted({*old.get("copies", []), *map(str, entry.get("copies") or [])}),
-                  "blobs": sorted({*old.get("blobs", []), *map(str, entry.get("blobs") or [])})}
+        merged = {
+            "id": key,
+            "copies": sorted({*old.get("copies", []), *map(str, entry.get("copies") or [])}),
+            "blobs": sorted({*old.get("blobs", []), *map(str, entry.get("blobs") or [])}),
+        }
         self.entries[key] = merged
         for i in [key, *merged["copies"]]:
             self.ids[i] = key
@@ -144,7 +150,8 @@ def tombstones(e: Engine, rev: str | None = None) -> Tombstones:
         return parse_tombstones(e.repo.show(rev, TOMBSTONES))
     here = e.layout.abs(TOMBSTONES)
     return parse_tombstones(e.repo.show("HEAD", TOMBSTONES)).union(
-        parse_tombstones(here.read_text(encoding="utf-8") if here.is_file() else None))
+        parse_tombstones(here.read_text(encoding="utf-8") if here.is_file() else None)
+    )
 
 
 def front_ids(text: str) -> tuple[set[str], set[str]]:
@@ -164,20 +171,25 @@ def front_ids(text: str) -> tuple[set[str], set[str]]:
 class Needles:
     """What of a purged memory's text could be found, folded (lower case, accents removed)."""
 
-    text: dict[str, str] = field(default_factory=dict)     # needle → kind (title, name, first-line, line)
-    keywords: list[str] = field(default_factory=list)      # words it gave summaries
-    originals: list[str] = field(default_factory=list)     # the text needles as written (messages)
-    distinctive: list[str] = field(default_factory=list)   # text needles found in nothing the vault keeps
+    text: dict[str, str] = field(default_factory=dict)  # needle → kind (title, name, first-line, line)
+    keywords: list[str] = field(default_factory=list)  # words it gave summaries
+    originals: list[str] = field(default_factory=list)  # the text needles as written (messages)
+    distinctive: list[str] = field(default_factory=list)  # text needles found in nothing the vault keeps
     distinct_keywords: list[str] = field(default_factory=list)
-    shared: list[str] = field(default_factory=list)        # kept files holding some lines of it
+    shared: list[str] = field(default_factory=list)  # kept files holding some lines of it
 
     def to_json(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_json(cls, data: dict) -> Needles:
-        return cls(**{k: data[k] for k in ("text", "keywords", "originals", "distinctive", "distinct_keywords",
-                                           "shared") if k in data})
+        return cls(
+            **{
+                k: data[k]
+                for k in ("text", "keywords", "originals", "distinctive", "distinct_keywords", "shared")
+                if k in data
+            }
+        )
 
     def matcher(self) -> _Matcher:
         return _Matcher(self.distinctive, self.distinct_keywords)
@@ -205,8 +217,9 @@ class _Matcher:
         return hits
 
 
-def purge(e: Engine, ref: Memory | str, confirm: Callable[[int], bool] | None = None,
-          source: str | None = None) -> PurgeReport:
+def purge(
+    e: Engine, ref: Memory | str, confirm: Callable[[int], bool] | None = None, source: str | None = None
+) -> PurgeReport:
     """Delete a memory and take its text out of all of git history, the caches and the site, then
     prove it (see above); `confirm(n)` is asked first with the number of commits that change.
 
@@ -217,10 +230,10 @@ def purge(e: Engine, ref: Memory | str, confirm: Callable[[int], bool] | None = 
     if pending is not None:
         return finish_purge(e, pending["id"], source)
     other = next(iter(interrupted_purges(e)), None)
-    if other is not None:   # one rewrite at a time: its saved reflogs and plan are for its memory
+    if other is not None:  # one rewrite at a time: its saved reflogs and plan are for its memory
         raise BadInput(f"the purge of memory {other[0]} was interrupted; finish it first with 'ihmt doctor --repair'")
     m = ref if isinstance(ref, Memory) else e.get(ref)
-    if e.repo.branch() is None:   # a rewrite carries refs over; a detached HEAD is not one
+    if e.repo.branch() is None:  # a rewrite carries refs over; a detached HEAD is not one
         raise BadInput("the vault's repository is on a detached HEAD; check out a branch before purging")
     key = m.id or "path-" + hashlib.sha1(m.path.encode()).hexdigest()[:12]
     log = e.repo.log(m.path, follow=True)
@@ -231,10 +244,20 @@ def purge(e: Engine, ref: Memory | str, confirm: Callable[[int], bool] | None = 
     with e.lock.held(what="purge"):
         if not e.layout.abs(m.path).is_file():
             raise NotFound(f"{m.path}: no such memory file (deleted meanwhile?)")
-        duplicates = [r.path for r in e.catalog.by_digest(notes.digest_of(m.body)) if r.path != m.path] \
-            if m.body.strip() else []
-        _write_journal(e, {"id": key, "ids": [m.id] if m.id else [], "paths": paths, "step": "delete",
-                           "removals": sorted({m.path, *duplicates}), "count": count})
+        duplicates = (
+            [r.path for r in e.catalog.by_digest(notes.digest_of(m.body)) if r.path != m.path] if m.body.strip() else []
+        )
+        _write_journal(
+            e,
+            {
+                "id": key,
+                "ids": [m.id] if m.id else [],
+                "paths": paths,
+                "step": "delete",
+                "removals": sorted({m.path, *duplicates}),
+                "count": count,
+            },
+        )
         return _run(e, key, source, resumed=False)
 
 
@@ -271,8 +294,12 @@ def _find_journal(e: Engine, ref: str) -> dict | None:
             data = json.loads(file.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if isinstance(data, dict) and (ref == data.get("id") or ref in data.get("ids", [])
-                                       or ref in data.get("paths", []) or ref in data.get("removals", [])):
+        if isinstance(data, dict) and (
+            ref == data.get("id")
+            or ref in data.get("ids", [])
+            or ref in data.get("paths", [])
+            or ref in data.get("removals", [])
+        ):
             return data
     return None
 
@@ -287,12 +314,11 @@ def _run(e: Engine, key: str, source: str | None, resumed: bool) -> PurgeReport:
     """Run (or resume) a journalled purge from the step it is at."""
     j = json.loads(_journal_file(e, key).read_text(encoding="utf-8"))
     ids = set(j.get("ids", []))
-    report = PurgeReport(key, purged=True, resumed=resumed,
-                         removed=list(j.get("removed", [])), check=PROOF_CHECK)
+    report = PurgeReport(key, purged=True, resumed=resumed, removed=list(j.get("removed", [])), check=PROOF_CHECK)
     versions: dict[str, str] = {}
     if j["step"] == "delete":
         versions, ids = _find_versions(e, ids, {b for p in j["paths"] for b in e.repo.follow_blobs(p)})
-        for rel in j["removals"]:   # as on disk now (edited since its last commit, or never committed)
+        for rel in j["removals"]:  # as on disk now (edited since its last commit, or never committed)
             try:
                 data = e.layout.abs(rel).read_bytes()
             except OSError:
@@ -300,20 +326,30 @@ def _run(e: Engine, key: str, source: str | None, resumed: bool) -> PurgeReport:
             if (text := _text(data)) is not None:
                 versions.setdefault(gitlog.blob_hash(data), text)
         head = e.repo.tree_blobs("HEAD")
-        copies = sorted({p for rp, sha in head.items() if sha in versions and (p := e.repo.vault_path(rp))
-                         and e.layout.is_memory_path(p)} | set(j["removals"]))
+        copies = sorted(
+            {
+                p
+                for rp, sha in head.items()
+                if sha in versions and (p := e.repo.vault_path(rp)) and e.layout.is_memory_path(p)
+            }
+            | set(j["removals"])
+        )
         current = {head[r] for r in map(e.repo.repo_path, copies) if r in head}
         marks = _tombstone_entry(key, ids, set(versions) | current)
         mentions = _mentions(e, head, ids)
         try:
-            with e.transaction("edit", f"forget: purged memory {key}",
-                               [("Memory-Id", i) for i in sorted(ids)] + [("Memory-Op", "edit")], source) as tx:
+            with e.transaction(
+                "edit",
+                f"forget: purged memory {key}",
+                [("Memory-Id", i) for i in sorted(ids)] + [("Memory-Op", "edit")],
+                source,
+            ) as tx:
                 for rel in copies:
                     tx.remove(rel)
                 for rel, text in mentions.items():
                     tx.write(rel, text)
                 tx.write(TOMBSTONES, tombstones(e).union(marks).to_text())
-        except Refused:   # not this member's to purge: nothing happened, nothing left to resume
+        except Refused:  # not this member's to purge: nothing happened, nothing left to resume
             _journal_file(e, key).unlink(missing_ok=True)
             raise
         report.removed = copies
@@ -338,16 +374,20 @@ def _run(e: Engine, key: str, source: str | None, resumed: bool) -> PurgeReport:
     report.removed = j.get("removed", report.removed)
     report.versions, report.scrubbed = len(j.get("drop", [])), int(j.get("scrubbed", 0))
     report.shared = needles.shared
-    _journal_file(e, key).unlink(missing_ok=True)   # the one place the text was kept meanwhile
+    _journal_file(e, key).unlink(missing_ok=True)  # the one place the text was kept meanwhile
     found, where = _prove(e, needles.matcher())
     report.traces, report.trace_locations, report.needles = found, where[:50], needles.count()
     if report.shared:
-        report.notices.append(f"lines of its text are also in {', '.join(report.shared[:5])}: edit those memories "
-                              f"if the text must go from them too")
+        report.notices.append(
+            f"lines of its text are also in {', '.join(report.shared[:5])}: edit those memories "
+            f"if the text must go from them too"
+        )
     if e.repo.remotes():
-        report.notices.append("remotes still hold the text: force-push (git push --force-with-lease; a host keeps "
-                              "the old commits until its own clean-up), then re-clone every other copy or run "
-                              "this purge there too ('ihmt sync' refuses until then)")
+        report.notices.append(
+            "remotes still hold the text: force-push (git push --force-with-lease; a host keeps "
+            "the old commits until its own clean-up), then re-clone every other copy or run "
+            "this purge there too ('ihmt sync' refuses until then)"
+        )
     report.notices.append("a site built with 'ihmt site build --out' elsewhere still holds it: build it again")
     return report
 
@@ -471,18 +511,19 @@ def _rewrite(e: Engine, j: dict, versions: dict[str, str], ids: set[str]) -> git
     head = e.repo.tree_blobs("HEAD")
     tomb_repo_path = e.repo.repo_path(TOMBSTONES)
     protected = {p: sha for p, sha in head.items() if p != tomb_repo_path}
-    if "needles" in j:   # resumed: the versions may be gone from history already
+    if "needles" in j:  # resumed: the versions may be gone from history already
         needles, drop = Needles.from_json(j["needles"]), set(j["drop"])
         digests, learn = set(j.get("digests", [])), False
     else:
         if not versions:
-            versions, ids = _find_versions(e, ids, set(j.get("versions", [])) |
-                                           {b for p in j["paths"] for b in e.repo.follow_blobs(p)})
+            versions, ids = _find_versions(
+                e, ids, set(j.get("versions", [])) | {b for p in j["paths"] for b in e.repo.follow_blobs(p)}
+            )
         needles = _candidates(versions, j["paths"] + j.get("removed", []))
         drop = set(versions) | set(j.get("versions", []))
         digests = {notes.digest_of(_parsed(t)[1]) for t in versions.values()}
         learn = True
-        gitlog.saved_reflogs(e.repo).unlink(missing_ok=True)   # not this purge's: its rewrite has not begun
+        gitlog.saved_reflogs(e.repo).unlink(missing_ok=True)  # not this purge's: its rewrite has not begun
         everything = _Matcher(list(needles.text), needles.keywords)
         seen_text, seen_words, shared = set(), set(), set()
         for where, folded in _kept_corpus(e, protected):
@@ -512,10 +553,12 @@ def _rewrite(e: Engine, j: dict, versions: dict[str, str], ids: set[str]) -> git
             continue
         own, _of = front_ids(text)
         body_lines = [fold(" ".join(x.split())) for x in body.splitlines() if x.strip()]
-        if not (own - ids) and body_lines and (
-                notes.digest_of(body) in digests
-                or sum(1 for x in body_lines if x in lines) * 2 >= len(body_lines)):
-            drop.add(sha)     # a copy of it by content: no id, or its own
+        if (
+            not (own - ids)
+            and body_lines
+            and (notes.digest_of(body) in digests or sum(1 for x in body_lines if x in lines) * 2 >= len(body_lines))
+        ):
+            drop.add(sha)  # a copy of it by content: no id, or its own
             continue
         folded = fold(text)
         if learn:
@@ -524,17 +567,17 @@ def _rewrite(e: Engine, j: dict, versions: dict[str, str], ids: set[str]) -> git
             others.append(sha)
     if learn:
         j.update(needles=needles.to_json(), drop=sorted(drop), digests=sorted(digests))
-        _write_journal(e, j)    # from here on the text is needed: history is about to lose it
+        _write_journal(e, j)  # from here on the text is needed: history is about to lose it
     replace = _scrubbed(e, summaries, others, needles, j["paths"] + j.get("removed", []))
     tomb_sha = head.get(tomb_repo_path)
     new_blobs = drop - set(tombstones(e).blobs)
-    if tomb_sha and new_blobs:   # copies found by content: their hashes join the tombstones
+    if tomb_sha and new_blobs:  # copies found by content: their hashes join the tombstones
         replace[tomb_sha] = tombstones(e).union(_tombstone_entry(j["id"], ids, new_blobs)).to_text().encode()
     j["scrubbed"] = len(replace)
     _write_journal(e, j)
     plan = gitlog.PurgePlan(drop=drop, replace=replace, scrub_message=_message_scrubber(needles), ids=ids)
     rewritten = gitlog.rewrite_history(e.repo, plan)
-    committed = e.repo.show("HEAD", TOMBSTONES)   # completed by the rewrite (now, or by a run a crash cut short)
+    committed = e.repo.show("HEAD", TOMBSTONES)  # completed by the rewrite (now, or by a run a crash cut short)
     here = e.layout.abs(TOMBSTONES)
     if committed is not None and (not here.is_file() or files.read_exact(here) != committed):
         files.atomic_write(here, committed)
@@ -542,8 +585,9 @@ def _rewrite(e: Engine, j: dict, versions: dict[str, str], ids: set[str]) -> git
     return rewritten
 
 
-def _scrubbed(e: Engine, summaries: list[str], others: list[str], needles: Needles,
-              paths: list[str]) -> dict[str, bytes]:
+def _scrubbed(
+    e: Engine, summaries: list[str], others: list[str], needles: Needles, paths: list[str]
+) -> dict[str, bytes]:
     """New content for old summaries and old files that hold the needles."""
     names = set()
     for p in paths:
@@ -580,21 +624,23 @@ def _drop_word(line: str, word: str) -> str:
 def _message_scrubber(needles: Needles) -> Callable[[bytes, bool], bytes]:
     everything = sorted(set(needles.originals) | set(needles.text), key=len, reverse=True)
     distinct = set(needles.distinctive)
-    some = sorted({o for o in needles.originals if fold(" ".join(o.split())) in distinct} | distinct,
-                  key=len, reverse=True)
+    some = sorted(
+        {o for o in needles.originals if fold(" ".join(o.split())) in distinct} | distinct, key=len, reverse=True
+    )
     words = [re.compile(rf"(?<!\w){re.escape(w)}(?!\w)", re.I) for w in needles.distinct_keywords]
     left_all, left_some = _Matcher(list(needles.text), needles.distinct_keywords), needles.matcher()
 
     def scrub(msg: bytes, mine: bool) -> bytes:
         text = msg.decode("utf-8", "surrogateescape")
-        for n in (everything if mine else some):
+        for n in everything if mine else some:
             text = re.sub(re.escape(n), "(purged)", text, flags=re.I)
         for w in words:
             text = w.sub("(purged)", text)
         left = left_all if mine else left_some
-        if left.found(fold(text)):   # another spelling (accents, spacing): the whole line goes
+        if left.found(fold(text)):  # another spelling (accents, spacing): the whole line goes
             text = "".join("(purged)\n" if left.found(fold(line)) else line for line in text.splitlines(keepends=True))
         return text.encode("utf-8", "surrogateescape")
+
     return scrub
 
 
@@ -602,17 +648,20 @@ def _clear_caches(e: Engine, matcher: _Matcher) -> list[str]:
     """Derived copies of the text: rebuilt from the files, or removed. Returns what was removed."""
     cache = e.root / CACHE
     cleared = []
-    for name in ("site", "site-src"):   # the site's output and staging (site.py); built again on demand
+    for name in ("site", "site-src"):  # the site's output and staging (site.py); built again on demand
         if (cache / name).exists():
             shutil.rmtree(cache / name, ignore_errors=True)
             cleared.append(f"{CACHE}/{name}")
-    e.index.destroy()                                 # deleted documents linger in index segments
+    e.index.destroy()  # deleted documents linger in index segments
     e.rebuild_caches()
-    e.catalog.compact()                               # deleted rows linger in free pages and the WAL
+    e.catalog.compact()  # deleted rows linger in free pages and the WAL
     skip = {e.index.dir.resolve(), (e.root / PURGE_DIR).resolve()}
     for file in sorted(cache.rglob("*")):
-        if not file.is_file() or file.name.startswith("catalog.sqlite") or \
-                any(s in file.resolve().parents for s in skip):
+        if (
+            not file.is_file()
+            or file.name.startswith("catalog.sqlite")
+            or any(s in file.resolve().parents for s in skip)
+        ):
             continue
         try:
             data = file.read_bytes()

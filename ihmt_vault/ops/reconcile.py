@@ -6,6 +6,7 @@ new id, a moved one keeps its id; deletions leave the index and the summaries. A
 be taken in — unreadable front matter, or text holding a secret — is not committed nor indexed: it
 stays on disk, is reported as a `Problem`, and is taken in once fixed.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -58,8 +59,13 @@ def refused(e: Engine, rel: str) -> Problem | None:
 
 
 def secret_problem(rel: str, kind: str) -> Problem:
-    return Problem("secret", rel, f"{rel}: contains what looks like {kind}; it was not committed nor indexed: "
-                                  f"remove it from the file (keep a pointer such as 'in 1Password')", repairable=False)
+    return Problem(
+        "secret",
+        rel,
+        f"{rel}: contains what looks like {kind}; it was not committed nor indexed: "
+        f"remove it from the file (keep a pointer such as 'in 1Password')",
+        repairable=False,
+    )
 
 
 def _purged(e: Engine, tombs, rel: str) -> str | None:
@@ -126,8 +132,15 @@ def take_in(e: Engine, tx: Transaction, paths: Iterable[str] | None) -> tuple[li
             continue
         purged = _purged(e, tombs, rel) if tombs.ids and (rel in dirty or rel not in known) else None
         if purged:
-            leave_out(Problem("purged", rel, f"{rel}: is memory {purged}, which was purged; it was not committed: "
-                                             f"delete the file", repairable=False), rel)
+            leave_out(
+                Problem(
+                    "purged",
+                    rel,
+                    f"{rel}: is memory {purged}, which was purged; it was not committed: delete the file",
+                    repairable=False,
+                ),
+                rel,
+            )
             continue
         fill: dict[str, str] = {}
         if "title" in m.missing:
@@ -135,8 +148,11 @@ def take_in(e: Engine, tx: Transaction, paths: Iterable[str] | None) -> tuple[li
         if "created" in m.missing:
             fill["created"] = notes.now_timestamp()
         op, old_path = "edit", None
-        moved_from = [r.path for r in e.catalog.by_id(m.id) if r.path != rel and not e.layout.abs(r.path).exists()] \
-            if m.id else []
+        moved_from = (
+            [r.path for r in e.catalog.by_id(m.id) if r.path != rel and not e.layout.abs(r.path).exists()]
+            if m.id
+            else []
+        )
         if m.id and m.id in id_of_gone:
             op, old_path = "move", id_of_gone.pop(m.id)
         elif moved_from:  # its old name was deleted in another batch of events (a move across folders)

@@ -5,6 +5,7 @@ the new memory corrects — ids given (`supersedes`), a description found by sea
 or a fact it contradicts — and writes the memory and the outdated marks in one transaction. A
 folder that outgrows the branch factor is split afterwards, in its own `move` commit.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -29,17 +30,38 @@ def make_draft(e: Engine, where: str = "", **fields) -> Draft:
     return draft(max_depth=e.config.max_depth, default_source=e.config.default_source, where=where, **fields)
 
 
-def save(e: Engine, text: str, title=None, topic=None, date=None, tags: Iterable[str] = (), type=None,
-         source=None, pinned=False, supersedes: Iterable[str] = (), replaces: str | None = None,
-         facts: list[dict] | None = None) -> Memory:
-    d = make_draft(e, text=_levels(text), title=title, topic=topic, date=date, tags=tags, type=type, source=source,
-                   pinned=pinned, supersedes=supersedes,
-                   extra={"facts": check_facts(facts)} if facts is not None else None)
+def save(
+    e: Engine,
+    text: str,
+    title=None,
+    topic=None,
+    date=None,
+    tags: Iterable[str] = (),
+    type=None,
+    source=None,
+    pinned=False,
+    supersedes: Iterable[str] = (),
+    replaces: str | None = None,
+    facts: list[dict] | None = None,
+) -> Memory:
+    d = make_draft(
+        e,
+        text=_levels(text),
+        title=title,
+        topic=topic,
+        date=date,
+        tags=tags,
+        type=type,
+        source=source,
+        pinned=pinned,
+        supersedes=supersedes,
+        extra={"facts": check_facts(facts)} if facts is not None else None,
+    )
     if replaces is not None and not replaces.strip():
         raise BadInput("replaces is empty; describe the memory this one corrects in a few words")
     e.refresh()
     same = [r for r in e.catalog.by_digest(notes.digest_of(d.text)) if e.layout.abs(r.path).is_file()]
-    if same and not d.supersedes and not replaces:   # told again: a recall, not a second file
+    if same and not d.supersedes and not replaces:  # told again: a recall, not a second file
         kept = e.read(same[0].path)
         e.recalls.record([kept.id])
         kept.notices = [f"Already remembered as {kept.id} ({kept.path}); nothing saved."]
@@ -66,9 +88,16 @@ def save(e: Engine, text: str, title=None, topic=None, date=None, tags: Iterable
                 tx.mark_outdated(o, memory.id)
     if topic is None:
         near = tx.closest.get(memory.id) or []
-        notices.append(f"Filed in {memory.folder or 'the root'}/" + (f"; closest other topics: {', '.join(near)}." if near
-                       else "; no other topic is close." if memory.folder != tree.INBOX else
-                       ": no topic fits yet; the gardener files it, or save again with a topic."))
+        notices.append(
+            f"Filed in {memory.folder or 'the root'}/"
+            + (
+                f"; closest other topics: {', '.join(near)}."
+                if near
+                else "; no other topic is close."
+                if memory.folder != tree.INBOX
+                else ": no topic fits yet; the gardener files it, or save again with a topic."
+            )
+        )
     split_if_crowded(e, {memory.folder}, d.source)
     saved = e.get(memory.id)
     saved.notices = notices + [f"Marked outdated: {o.title} ({o.id})." for o in old]
@@ -77,14 +106,24 @@ def save(e: Engine, text: str, title=None, topic=None, date=None, tags: Iterable
     return saved
 
 
-def save_many(e: Engine, items: Sequence[Item | dict], source: str | None = None, progress: Progress | None = None,
-              refused: list[str] | None = None) -> list[Memory]:
+def save_many(
+    e: Engine,
+    items: Sequence[Item | dict],
+    source: str | None = None,
+    progress: Progress | None = None,
+    refused: list[str] | None = None,
+) -> list[Memory]:
     """Save many memories as one commit; the memory saved (or already there) for each item kept."""
     return save_items(e, items, source, progress, refused).memories
 
 
-def save_items(e: Engine, items: Sequence[Item | dict], source: str | None = None, progress: Progress | None = None,
-               refused: list[str] | None = None) -> ImportReport:
+def save_items(
+    e: Engine,
+    items: Sequence[Item | dict],
+    source: str | None = None,
+    progress: Progress | None = None,
+    refused: list[str] | None = None,
+) -> ImportReport:
     """Save `Item`s (or dicts of a save's fields) as one commit, and say what went where. Any invalid
     item refuses the whole batch, unless `refused` is given: then each invalid item (or attachment) is
     left out and its reason (never its text) appended there. Items refer to each other by `key`
@@ -94,7 +133,7 @@ def save_items(e: Engine, items: Sequence[Item | dict], source: str | None = Non
     drafts: list[Draft] = []
     kept: list[Item] = []
     labels: list[str] = []
-    gone_keys: set[str] = set()   # keys of refused items: a correction of them marks nothing
+    gone_keys: set[str] = set()  # keys of refused items: a correction of them marks nothing
     for n, raw in enumerate(items):
         where = f"item {n + 1}: "
         try:
@@ -102,9 +141,23 @@ def save_items(e: Engine, items: Sequence[Item | dict], source: str | None = Non
             if item is None:
                 raise BadInput(f"{where}is not a memory (give an object with a 'text' key)")
             where = f"{item.where}: " if item.where else where
-            drafts.append(make_draft(e, where, text=item.text, title=item.title, topic=item.topic, date=item.date,
-                                     tags=item.tags, type=item.type, pinned=item.pinned, supersedes=item.supersedes,
-                                     id=item.id, extra=item.extra, source=item.source or source))
+            drafts.append(
+                make_draft(
+                    e,
+                    where,
+                    text=item.text,
+                    title=item.title,
+                    topic=item.topic,
+                    date=item.date,
+                    tags=item.tags,
+                    type=item.type,
+                    pinned=item.pinned,
+                    supersedes=item.supersedes,
+                    id=item.id,
+                    extra=item.extra,
+                    source=item.source or source,
+                )
+            )
             kept.append(replace(item, attachments=checked_attachments(e, item, where, refused)))
             labels.append(where)
         except BadInput as err:
@@ -180,13 +233,19 @@ def save_items(e: Engine, items: Sequence[Item | dict], source: str | None = Non
                 if rel not in tx.paths and not e.layout.abs(rel).exists():  # one copy, never over a file
                     tx.copy_in(rel, src)
                     copied += 1
-            if item_of[m.id].archived and not m.pinned:   # as lifecycle.archive does; a core memory stays live
+            if item_of[m.id].archived and not m.pinned:  # as lifecycle.archive does; a core memory stays live
                 tx.edit(m, {"status": "archived"})
                 tx.move(m.path, f"{tree.ARCHIVE}/{m.folder}".rstrip("/"))
-        e.recalls.record_earlier({m.id: (min(it.recalls, MAX_INITIAL_RECALLS), _stamp(it.last_recall))
-                                  for m in created if (it := item_of[m.id]).recalls > 0})
+        e.recalls.record_earlier(
+            {
+                m.id: (min(it.recalls, MAX_INITIAL_RECALLS), _stamp(it.last_recall))
+                for m in created
+                if (it := item_of[m.id]).recalls > 0
+            }
+        )
         tx.subject = f"import: {len(created)} {'memory' if len(created) == 1 else 'memories'}" + (
-            f" ({len(same)} already there)" if same else "")
+            f" ({len(same)} already there)" if same else ""
+        )
         tx.trailers += [("Memory-Op", "import"), ("Memory-Count", str(len(created)))]
         tx.trailers += [("Memory-Id", m.id) for m in created]
         Gardener(tx, e).split_crowded({m.folder for m in created})
@@ -200,12 +259,21 @@ def save_items(e: Engine, items: Sequence[Item | dict], source: str | None = Non
     folders: dict[str, int] = {}
     for m in new:
         folders[m.folder] = folders.get(m.folder, 0) + 1
-    return ImportReport(out, refused or [], added=len(new), already=len(same), folders=folders,
-                        archived=sum(m.status == "archived" for m in new), pinned=sum(m.pinned for m in new),
-                        outdated=len(outdated), attachments=copied, commit=tx.commit)
+    return ImportReport(
+        out,
+        refused or [],
+        added=len(new),
+        already=len(same),
+        folders=folders,
+        archived=sum(m.status == "archived" for m in new),
+        pinned=sum(m.pinned for m in new),
+        outdated=len(outdated),
+        attachments=copied,
+        commit=tx.commit,
+    )
 
 
-MAX_INITIAL_RECALLS = 50   # a source's heavy use gives an imported memory weight, not years of immunity to decay
+MAX_INITIAL_RECALLS = 50  # a source's heavy use gives an imported memory weight, not years of immunity to decay
 
 
 def _stamp(at: str | None) -> str:
@@ -229,14 +297,18 @@ def checked_attachments(e: Engine, item: Item, where: str, refused: list[str] | 
             except OSError:
                 raise BadInput(f"{where}attachment {src} cannot be read") from None
             if size > MAX_ATTACHMENT:
-                raise BadInput(f"{where}attachment {src.name} is larger than {MAX_ATTACHMENT // 1_000_000} MB; "
-                               f"keep it outside the vault")
+                raise BadInput(
+                    f"{where}attachment {src.name} is larger than {MAX_ATTACHMENT // 1_000_000} MB; "
+                    f"keep it outside the vault"
+                )
             try:
                 secret = find_secret(src.read_bytes().decode("utf-8")) if size < notes.MAX_BYTES else None
             except UnicodeDecodeError:  # a picture: no text to hold a secret
                 secret = None
             if secret:
-                raise SecretRefused(f"{where}attachment {src.name} contains what looks like {secret}; it was not copied")
+                raise SecretRefused(
+                    f"{where}attachment {src.name} contains what looks like {secret}; it was not copied"
+                )
             ok.append((src, rel))
         except BadInput as err:
             if refused is None:
@@ -245,18 +317,24 @@ def checked_attachments(e: Engine, item: Item, where: str, refused: list[str] | 
     return ok
 
 
-def import_file(e: Engine, path: Path, format: str = "auto", source: str | None = None,
-                progress: Progress | None = None, strict: bool = False) -> ImportReport:
+def import_file(
+    e: Engine,
+    path: Path,
+    format: str = "auto",
+    source: str | None = None,
+    progress: Progress | None = None,
+    strict: bool = False,
+) -> ImportReport:
     """Another store's memories (read by the importer `format`, a plugin or a built-in; `auto`: the
     one that recognises `path`), one commit; an invalid item (a secret in it, say) is reported and
     left out, unless `strict` (all or none). The store itself is only read."""
     from ..plugins import manager as plugins
+
     if not path.exists():
         raise BadInput(f"{path}: no such file or folder; give the path of the store to import")
     name, importer = plugins.importer_for(path, format)
     refused: list[str] = []
-    report = save_items(e, importer.read(path), source=source, progress=progress,
-                        refused=None if strict else refused)
+    report = save_items(e, importer.read(path), source=source, progress=progress, refused=None if strict else refused)
     report.importer = name
     return report
 
@@ -274,13 +352,15 @@ def append(e: Engine, id_or_path: str, content: str, under: str | None = None, s
     if not isinstance(content, str) or not content.strip():
         raise BadInput("the content is empty; give the entries to add")
     m = e.get(id_or_path)
-    make_draft(e, text=content)                  # the same checks as a save: control characters, secrets
+    make_draft(e, text=content)  # the same checks as a save: control characters, secrets
     with e.transaction("edit", f"append: {m.title}", [("Memory-Id", m.id), ("Memory-Op", "edit")], source) as tx:
+
         def appended(text: str) -> str:
             body = notes.split_front_matter(text)[1]
             head = text[: len(text) - len(body)]
-            return notes.update_front_matter(head + nested.append(body, under, content),
-                                             {"updated": notes.now_timestamp()}, path=m.path)
+            return notes.update_front_matter(
+                head + nested.append(body, under, content), {"updated": notes.now_timestamp()}, path=m.path
+            )
 
         tx.rewrite(m.path, appended)
     return e.get(m.id)
@@ -321,8 +401,10 @@ def near_duplicates(e: Engine, d: Draft) -> list[str]:
         except VaultError:
             continue
         if other and len(words & other) / len(words | other) >= 0.8:
-            out.append(f"Near-duplicate of {r.id} {r.title!r} ({r.path}): if this replaces it, call "
-                       f"mark_outdated({r.id}, <new id>); if it is the same, nothing needed saving.")
+            out.append(
+                f"Near-duplicate of {r.id} {r.title!r} ({r.path}): if this replaces it, call "
+                f"mark_outdated({r.id}, <new id>); if it is the same, nothing needed saving."
+            )
     return out
 
 
@@ -331,8 +413,11 @@ def _meaning_overlap(wanted: set[str], have: set[str]) -> float:
     with it or that it begins with ("postgres" and "PostgreSQL"), words of five letters or more."""
     if not wanted:
         return 0.0
-    hit = sum(1 for w in wanted if w in have or len(w) >= 5 and any(
-        len(h) >= 5 and (h.startswith(w) or w.startswith(h)) for h in have))
+    hit = sum(
+        1
+        for w in wanted
+        if w in have or len(w) >= 5 and any(len(h) >= 5 and (h.startswith(w) or w.startswith(h)) for h in have)
+    )
     return hit / len(wanted)
 
 
@@ -351,8 +436,10 @@ def find_replaced(e: Engine, description: str) -> tuple[list[Memory], str | None
             return [best], None
     if result.status == "ambiguous":
         options = "; ".join(f"{c.id} — {c.title}" for c in (result.candidates or result.hits)[:5])
-        return [], (f"Several memories match {description!r}: {options}. Nothing was marked outdated; "
-                    f"call mark_outdated(old_id, new_id) with the right one.")
+        return [], (
+            f"Several memories match {description!r}: {options}. Nothing was marked outdated; "
+            f"call mark_outdated(old_id, new_id) with the right one."
+        )
     scored = []
     for r in e.catalog.all():
         if r.status == "active":
@@ -364,8 +451,10 @@ def find_replaced(e: Engine, description: str) -> tuple[list[Memory], str | None
         return [e.get(scored[0][1].id)], None
     if scored:
         options = "; ".join(f"{r.id} — {r.title}" for _, r in scored[:5])
-        return [], (f"Several memories match {description!r}: {options}. Nothing was marked outdated; "
-                    f"call mark_outdated(old_id, new_id) with the right one.")
+        return [], (
+            f"Several memories match {description!r}: {options}. Nothing was marked outdated; "
+            f"call mark_outdated(old_id, new_id) with the right one."
+        )
     return [], f"Nothing found to replace for {description!r}; saved as a new memory."
 
 
@@ -420,24 +509,44 @@ def contradicted_by(e: Engine, d: Draft) -> tuple[list[Memory], list[str]]:
 
     live = "AND m.status != 'archived'"
     for fact in facts_of(probe):
-        lines = timeline.build([(f, day_, i, t) for f, day_, i, t, _st in e.catalog.facts(
-            f"WHERE f.slot_subject = ? AND f.slot_attribute = ? AND f.slot_thing = ? {live}", timeline.slot(fact))])
+        lines = timeline.build(
+            [
+                (f, day_, i, t)
+                for f, day_, i, t, _st in e.catalog.facts(
+                    f"WHERE f.slot_subject = ? AND f.slot_attribute = ? AND f.slot_thing = ? {live}",
+                    timeline.slot(fact),
+                )
+            ]
+        )
         if lines and lines[0].entries:
             line, current = lines[0], lines[0].entries[-1]
             if timeline.norm(current.value) == timeline.norm(fact.value):
-                said.append(f"Confirms what was said on {current.valid_from}: {line.subject} {line.attribute} = "
-                            f"'{current.value}'.")
+                said.append(
+                    f"Confirms what was said on {current.valid_from}: {line.subject} {line.attribute} = "
+                    f"'{current.value}'."
+                )
             elif day >= current.valid_from:
                 outdate(line, fact)
         if not fact.change:
             continue
         subject, attribute, own = timeline.slot(fact)
         named = timeline.thing(fact.replaces) if fact.replaces else None
-        others = [t for t in timeline.build([(f, day_, i, t) for f, day_, i, t, st in e.catalog.facts(
-                  f"WHERE f.slot_subject = ? AND f.slot_attribute = ? AND f.slot_thing != ? {live}",
-                  (subject, attribute, own)) if st != "outdated"])
-                  if t.current is not None and t.entries[-1].valid_from <= day
-                  and (named is None or timeline.thing(t.current) == named)]
+        others = [
+            t
+            for t in timeline.build(
+                [
+                    (f, day_, i, t)
+                    for f, day_, i, t, st in e.catalog.facts(
+                        f"WHERE f.slot_subject = ? AND f.slot_attribute = ? AND f.slot_thing != ? {live}",
+                        (subject, attribute, own),
+                    )
+                    if st != "outdated"
+                ]
+            )
+            if t.current is not None
+            and t.entries[-1].valid_from <= day
+            and (named is None or timeline.thing(t.current) == named)
+        ]
         if len(others) == 1 or named:
             for line in others:
                 outdate(line, fact)

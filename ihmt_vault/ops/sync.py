@@ -34,6 +34,7 @@ Invariants, whatever the two sides did offline:
 
 Credentials, transports and remotes are git's own.
 """
+
 from __future__ import annotations
 
 from ..engine.core import Engine
@@ -77,7 +78,7 @@ def status(e: Engine, remote: str | None = None) -> SyncStatus:
     try:
         tombs = purge.tombstones(e)
         if tombs:
-            with e.lock.held(what="sync"):   # a refused fetch is pruned: no writer in between
+            with e.lock.held(what="sync"):  # a refused fetch is pruned: no writer in between
                 _fetch(e, name, branch, tombs)
         else:
             e.repo.fetch(name)
@@ -144,7 +145,7 @@ def _pull(e: Engine, upstream: str, ahead: int, report: SyncReport, agent: str) 
         changed, unmerged = e.repo.merge_start(upstream)
         for path in unmerged:
             report.conflicts += _resolve(e, tx, path)
-        if TOMBSTONES in changed:   # both machines purged: the union of their tombstones
+        if TOMBSTONES in changed:  # both machines purged: the union of their tombstones
             both = purge.tombstones(e, "HEAD").union(purge.tombstones(e, theirs))
             tx.write(TOMBSTONES, both.to_text())
         tx.paths.update(changed)
@@ -213,8 +214,10 @@ def _resolve(e: Engine, tx: Transaction, rel: str) -> list[str]:
     folder = tree.folder_of(rel)
     copy_rel = tx.free_name(folder, f"{stem}-conflict-copy")
     same = other.id == mine.id or not other.id
-    changes = {"id": notes.new_id() if same else other.id,
-               "title": f"{other.title} (conflict copy)" if same else other.title}
+    changes = {
+        "id": notes.new_id() if same else other.id,
+        "title": f"{other.title} (conflict copy)" if same else other.title,
+    }
     if same:
         changes["conflict_of"] = mine.id
     tx.write(copy_rel, notes.update_front_matter(theirs, changes, path=copy_rel))
@@ -275,8 +278,9 @@ def _refuse_pending(e: Engine, tombs: Tombstones) -> None:
             continue
         which = data is not None and tombs.holds(gitlog.blob_hash(data), data)
         if which:
-            raise VaultError(f"{rel}: is memory {which}, which was purged from this vault; delete the file "
-                             f"(nothing was synced)")
+            raise VaultError(
+                f"{rel}: is memory {which}, which was purged from this vault; delete the file (nothing was synced)"
+            )
 
 
 def _first_purged(e: Engine, tombs: Tombstones, *revs: str) -> str | None:
@@ -304,14 +308,15 @@ def _fetch(e: Engine, name: str, branch: str, tombs: Tombstones) -> None:
         return
     tip = e.repo.remote_tip(name, branch)
     if tip is None or e.repo.rev_exists(f"{tip}^{{commit}}"):
-        e.repo.fetch(name)   # nothing there, or nothing new to us (what we hold is looked at after)
+        e.repo.fetch(name)  # nothing there, or nothing new to us (what we hold is looked at after)
         return
-    replaced = _replaced_commits(e)   # (a tip among them is not refused unseen: another clone's purge may differ)
+    replaced = _replaced_commits(e)  # (a tip among them is not refused unseen: another clone's purge may differ)
     incoming = e.repo.fetch_quarantined(name, branch)
     which = _first_purged(e, tombs, incoming, "--not", "HEAD")
     if which:
-        foreign = len([c for c in e.repo.rev_list(incoming, "--not", "HEAD") if c not in replaced]) \
-            if replaced else None
+        foreign = (
+            len([c for c in e.repo.rev_list(incoming, "--not", "HEAD") if c not in replaced]) if replaced else None
+        )
         e.repo.drop_quarantine(prune=True)
         raise VaultError(_remote_holds(name, branch, tip, which, foreign))
     e.repo.drop_quarantine(prune=False)
@@ -330,15 +335,24 @@ def _refuse_purged(e: Engine, name: str, branch: str, upstream: str, tombs: Tomb
             raise VaultError(_remote_holds(name, branch, e.repo.rev(upstream), which, None))
     which = _first_purged(e, every, "HEAD", "--not", upstream if exists else f"--remotes={name}")
     if which:
-        raise VaultError(f"memory {which} was purged (.ihmt/purged.json) but this clone's history still holds it: "
-                         f"nothing was merged or pushed; run 'ihmt forget {which} --purge' here (or re-clone "
-                         f"from {name}), then 'ihmt sync'")
+        raise VaultError(
+            f"memory {which} was purged (.ihmt/purged.json) but this clone's history still holds it: "
+            f"nothing was merged or pushed; run 'ihmt forget {which} --purge' here (or re-clone "
+            f"from {name}), then 'ihmt sync'"
+        )
 
 
 def _remote_holds(name: str, branch: str, tip: str, which: str, foreign: int | None) -> str:
-    lose = ("it has nothing this vault lacks, so " if foreign == 0 else
-            f"it also has {foreign} commits another clone made on the old history (purge that clone and sync "
-            f"from it first, or lose them): " if foreign else "")
-    return (f"{name}/{branch} still holds memory {which}, which was purged here: nothing was merged or pushed; "
-            f"{lose}overwrite it with 'git push --force-with-lease={branch}:{tip} {name} HEAD:{branch}', then "
-            f"re-clone every other copy or run 'ihmt forget {which} --purge' in it before its next sync")
+    lose = (
+        "it has nothing this vault lacks, so "
+        if foreign == 0
+        else f"it also has {foreign} commits another clone made on the old history (purge that clone and sync "
+        f"from it first, or lose them): "
+        if foreign
+        else ""
+    )
+    return (
+        f"{name}/{branch} still holds memory {which}, which was purged here: nothing was merged or pushed; "
+        f"{lose}overwrite it with 'git push --force-with-lease={branch}:{tip} {name} HEAD:{branch}', then "
+        f"re-clone every other copy or run 'ihmt forget {which} --purge' in it before its next sync"
+    )

@@ -11,6 +11,7 @@ Each chunker finds where blocks *start* (a character offset, with what it knows 
 date, whether a chunk must start there) and `pack` turns the starts into chunks: every block runs
 to the next start, so blank lines stay with the block before them and nothing falls between.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -22,7 +23,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from .hookspecs import hookimpl
 
-LIMIT = 4000   # characters: a chunk is a memory a person reads in one go
+LIMIT = 4000  # characters: a chunk is a memory a person reads in one go
 
 
 @dataclass
@@ -30,12 +31,12 @@ class Chunk:
     """One piece of a document. Chunkers fill what they know; ingest writes it to front matter."""
 
     text: str
-    first_line: int          # 1-based, inclusive
+    first_line: int  # 1-based, inclusive
     last_line: int
-    heading: str = ""        # the heading the chunk sits under ("" before the first one)
-    symbol: str = ""         # code: "class:InventoryService", "method:reserveStock", "imports"
-    header: str = ""         # code: the enclosing class's header line(s) when a member is split out
-    date: str = ""           # journal: the entry's date (YYYY-MM-DD) found in the text
+    heading: str = ""  # the heading the chunk sits under ("" before the first one)
+    symbol: str = ""  # code: "class:InventoryService", "method:reserveStock", "imports"
+    header: str = ""  # code: the enclosing class's header line(s) when a member is split out
+    date: str = ""  # journal: the entry's date (YYYY-MM-DD) found in the text
     oversized: bool = False  # one block bigger than the limit, kept whole
 
 
@@ -43,11 +44,11 @@ class Chunk:
 class Start:
     """Where a block starts, and what is known there."""
 
-    at: int                  # character offset
-    hard: bool = False       # a chunk must start here
-    glue: bool = False       # the next block may not start a chunk (a heading stays with its text)
-    heading: str | None = None   # a heading starting here
-    date: str | None = None      # a dated entry starting here: a change of date is a hard boundary
+    at: int  # character offset
+    hard: bool = False  # a chunk must start here
+    glue: bool = False  # the next block may not start a chunk (a heading stays with its text)
+    heading: str | None = None  # a heading starting here
+    date: str | None = None  # a dated entry starting here: a change of date is a hard boundary
 
 
 def line_offsets(text: str) -> list[int]:
@@ -76,7 +77,7 @@ def pack(text: str, starts: list[Start], limit: int) -> list[Chunk]:
         return bisect.bisect_right(offsets, pos)
 
     chunks: list[Chunk] = []
-    heading = ""                                  # the heading in effect
+    heading = ""  # the heading in effect
     begin, size, glued = 0, 0, False
     chunk_heading, chunk_date = "", ""
     for i, s in enumerate(blocks):
@@ -91,7 +92,7 @@ def pack(text: str, starts: list[Start], limit: int) -> list[Chunk]:
         if s.heading is not None:
             heading = s.heading
         size += end - s.at
-        glued = s.glue and "\n" not in text[s.at:end].strip()   # a heading alone: it holds on to what follows
+        glued = s.glue and "\n" not in text[s.at : end].strip()  # a heading alone: it holds on to what follows
     chunks.append(_chunk(text, begin, len(text), line_of, chunk_heading, chunk_date, limit))
     return chunks
 
@@ -102,6 +103,7 @@ def _chunk(text: str, begin: int, end: int, line_of, heading: str, date: str, li
 
 
 # --- Markdown ------------------------------------------------------------------------------------
+
 
 class MarkdownChunker:
     """Markdown by its headings and blocks (markdown-it): a heading of level `max_level` or higher
@@ -117,7 +119,7 @@ class MarkdownChunker:
         offsets = line_offsets(text)
         starts: list[Start] = []
         tokens = self.md.parse(text)
-        content = False   # anything but front matter before: a top heading then starts a new chunk
+        content = False  # anything but front matter before: a top heading then starts a new chunk
         for i, t in enumerate(tokens):
             if t.level != 0 or t.nesting == -1 or not t.map or t.type == "front_matter":
                 continue
@@ -125,8 +127,9 @@ class MarkdownChunker:
             if t.type == "heading_open":
                 title = tokens[i + 1].content if i + 1 < len(tokens) else ""
                 top = int(t.tag[1]) <= self.max_level
-                starts.append(Start(at if content else 0, hard=top and content, glue=True,
-                                    heading=title if top else None))
+                starts.append(
+                    Start(at if content else 0, hard=top and content, glue=True, heading=title if top else None)
+                )
             else:
                 starts.append(Start(at if content else 0))
             content = True
@@ -136,8 +139,11 @@ class MarkdownChunker:
 # --- narrative -----------------------------------------------------------------------------------
 
 _SEPARATOR = re.compile(r"^[ \t]*(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,}|#{1,6}[ \t].*|§)[ \t]*\r?$")
-_CHAPTER = re.compile(r"^[ \t]*(?:(?:chapter|cap[íi]tulo|part|parte|libro|book)\b[^\n]{0,60}"
-                      r"|第[0-9一二三四五六七八九十百千零〇两]+[章节回卷部][^\n]{0,40})\r?$", re.I)
+_CHAPTER = re.compile(
+    r"^[ \t]*(?:(?:chapter|cap[íi]tulo|part|parte|libro|book)\b[^\n]{0,60}"
+    r"|第[0-9一二三四五六七八九十百千零〇两]+[章节回卷部][^\n]{0,40})\r?$",
+    re.I,
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*[ \t]+(?=\S)|(?<=[。！？])")
 
 
@@ -177,11 +183,12 @@ def entry_date(line: str) -> str | None:
     """The day a line opens an entry for ("2024-05-01 …", "## May 3, 2024", "[2023-01-05 10:22] Bob:",
     "1 de mayo de 2024:", "2024年5月1日"), or None. Only an explicit date with its year counts."""
     from ..search.dates import find_dates  # the dates module is loaded only for journals
+
     head = line[:60]
     if not re.search(r"\d", head):
         return None
     for span in find_dates(head, None):
-        if span.grain == "day" and _ENTRY_LEAD.match(head[:span.chars[0]]):
+        if span.grain == "day" and _ENTRY_LEAD.match(head[: span.chars[0]]):
             return span.start.isoformat()
     return None
 

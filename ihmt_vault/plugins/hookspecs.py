@@ -23,6 +23,7 @@ is a `results.Committed`), in the manner of mkdocs' `on_*` events. What an imple
 is an operation of its own (decay, `ops/decay.py`, is one: the composition root registers it); it
 is not called again for that operation's own commit.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -1,4 +1,5 @@
 """The plugin manager: built-ins and installed plugins, behind the hooks of `hookspecs.py`; choosing one."""
+
 from __future__ import annotations
 
 import functools

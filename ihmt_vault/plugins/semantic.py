@@ -12,6 +12,7 @@ the lexical one by reciprocal-rank fusion (`search/rankers.py`), so the model ca
 but never drop what the words found. Missing or broken, it is left out with one warning and search
 stays lexical; `ihmt doctor` says whether it is active.
 """
+
 from __future__ import annotations
 
 import functools
@@ -33,6 +34,7 @@ def _model():
     from safetensors import safe_open
     from wordllama import WordLlama
     from wordllama.inference import WordLlamaInference
+
     pkg = Path(wordllama.__file__).parent
     tokenizer = WordLlama.load_tokenizer(pkg / "tokenizers" / "l2_supercat_tokenizer_config.json")
     with safe_open(str(pkg / "weights" / "l2_supercat_256.safetensors"), framework="np") as f:
@@ -47,7 +49,7 @@ def problem() -> str | None:
         return None
     except ImportError as e:
         return f"{e.name or 'wordllama'} is not installed: pip install 'ihmt-vault[semantic]'"
-    except Exception as e:   # a broken install: whatever it raises, search must go on without it
+    except Exception as e:  # a broken install: whatever it raises, search must go on without it
         return f"the model does not load ({e.__class__.__name__}: {e}); reinstall 'ihmt-vault[semantic]'"
 
 
@@ -67,34 +69,40 @@ class SemanticRanker:
     def _cache(self) -> sqlite3.Connection | None:
         if self._db is None and self.cache_dir is not None:
             self.cache_dir.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(self.cache_dir / "embeddings.sqlite"), timeout=10,
-                                       isolation_level=None, check_same_thread=False)
+            self._db = sqlite3.connect(
+                str(self.cache_dir / "embeddings.sqlite"), timeout=10, isolation_level=None, check_same_thread=False
+            )
             self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vec BLOB)")
         return self._db
 
     def vectors(self, texts: list[str]):
         import numpy as np
+
         keys = [hashlib.sha1(t.encode("utf-8")).hexdigest()[:20] for t in texts]
         db = self._cache()
         found: dict[str, bytes] = {}
         if db is not None:
             for start in range(0, len(keys), 500):
-                part = keys[start:start + 500]
-                found.update(db.execute(f"SELECT key, vec FROM vectors WHERE key IN ({','.join('?' * len(part))})",
-                                        part).fetchall())
+                part = keys[start : start + 500]
+                found.update(
+                    db.execute(
+                        f"SELECT key, vec FROM vectors WHERE key IN ({','.join('?' * len(part))})", part
+                    ).fetchall()
+                )
         missing = [i for i, k in enumerate(keys) if k not in found]
         if missing:
             fresh = _model().embed([texts[i] for i in missing], norm=True).astype(np.float32)
             for i, vec in zip(missing, fresh):
                 found[keys[i]] = vec.tobytes()
             if db is not None:
-                db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)",
-                               [(keys[i], found[keys[i]]) for i in missing])
+                db.executemany(
+                    "INSERT OR REPLACE INTO vectors VALUES (?, ?)", [(keys[i], found[keys[i]]) for i in missing]
+                )
         return np.stack([np.frombuffer(found[k], dtype=np.float32) for k in keys])
 
     def rank(self, query: str, candidates: Sequence) -> list[int]:
         if not candidates or CJK_RUN.search(query):
-            return []   # its tokenizer cuts Chinese and Japanese into bytes: measured, it only loses there
+            return []  # its tokenizer cuts Chinese and Japanese into bytes: measured, it only loses there
         docs = self.vectors([f"{c.title}\n{c.body[:2000]}" for c in candidates])
         q = _model().embed([query], norm=True)[0]
         scores = docs @ q

@@ -24,6 +24,7 @@ masked whole, as ctags does; a JS `/` after `)`, `]`, `}` or an operand is a div
 with quotes inside (`"{$a["k"]}"`) are not read; calls with a callback (`describe(...)`, an
 IIFE) and object literals are `module` pieces, not descended; a minified file is one line.
 """
+
 from __future__ import annotations
 
 import ast
@@ -37,18 +38,41 @@ from .chunkers import Chunk
 from .hookspecs import hookimpl
 
 EXTENSIONS = {
-    "py": "python", "pyi": "python", "java": "java",
-    "js": "javascript", "mjs": "javascript", "cjs": "javascript", "jsx": "javascript",
-    "ts": "typescript", "tsx": "typescript", "c": "c", "h": "c",
-    "cc": "cpp", "cpp": "cpp", "cxx": "cpp", "hpp": "cpp", "hh": "cpp", "cs": "csharp",
-    "go": "go", "rs": "rust", "kt": "kotlin", "kts": "kotlin", "swift": "swift", "php": "php",
+    "py": "python",
+    "pyi": "python",
+    "java": "java",
+    "js": "javascript",
+    "mjs": "javascript",
+    "cjs": "javascript",
+    "jsx": "javascript",
+    "ts": "typescript",
+    "tsx": "typescript",
+    "c": "c",
+    "h": "c",
+    "cc": "cpp",
+    "cpp": "cpp",
+    "cxx": "cpp",
+    "hpp": "cpp",
+    "hh": "cpp",
+    "cs": "csharp",
+    "go": "go",
+    "rs": "rust",
+    "kt": "kotlin",
+    "kts": "kotlin",
+    "swift": "swift",
+    "php": "php",
 }
-INTERPRETERS = {"python": "python", "node": "javascript", "deno": "typescript", "php": "php",
-                "kotlin": "kotlin", "swift": "swift"}
-BRACE_LANGUAGES = ("java", "javascript", "typescript", "c", "cpp", "csharp", "go", "rust",
-                   "kotlin", "swift", "php")
+INTERPRETERS = {
+    "python": "python",
+    "node": "javascript",
+    "deno": "typescript",
+    "php": "php",
+    "kotlin": "kotlin",
+    "swift": "swift",
+}
+BRACE_LANGUAGES = ("java", "javascript", "typescript", "c", "cpp", "csharp", "go", "rust", "kotlin", "swift", "php")
 
-_MAX_SPLITS = 16   # classes nested deeper than this are kept whole (and the recursion bounded)
+_MAX_SPLITS = 16  # classes nested deeper than this are kept whole (and the recursion bounded)
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 _SHEBANG = re.compile(r"\A\ufeff?#![ \t]*(\S+)(?:[ \t]+(?:-\S+[ \t]+)*(\S+))?")
 
@@ -64,7 +88,7 @@ def language_of(path: str, text: str | None = None) -> str | None:
     if not m:
         return None
     program = m.group(1).rsplit("/", 1)[-1]
-    if program == "env" and m.group(2):   # `#!/usr/bin/env -S python3 -u`: the interpreter
+    if program == "env" and m.group(2):  # `#!/usr/bin/env -S python3 -u`: the interpreter
         program = m.group(2).rsplit("/", 1)[-1]
     word = re.match(r"[a-z]+", program)
     return INTERPRETERS.get(word.group(0)) if word else None
@@ -77,16 +101,17 @@ def _lines(text: str) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 # Units: line spans (0-based, inclusive) that become chunks, shared by both chunkers.
 
+
 @dataclass
 class _Unit:
     first: int
     last: int
     symbol: str
-    piece: bool = False     # module-level statements, class fields: merged while they fit
-    header: str = ""        # the enclosing declaration, on a member split out of it
+    piece: bool = False  # module-level statements, class fields: merged while they fit
+    header: str = ""  # the enclosing declaration, on a member split out of it
     # a class or namespace that can be split: () -> (last line of its header, header text, members)
     body: Callable[[], tuple[int, str, list[_Unit]]] | None = None
-    wrapper: bool = False   # a namespace: always split, so the classes in it are chunks
+    wrapper: bool = False  # a namespace: always split, so the classes in it are chunks
 
 
 class _Level:
@@ -120,7 +145,7 @@ class _Level:
                     u.first -= 1
                 end = u.first
             content = [i for i in range(pos, end) if not self.blank(i)]
-            if pos < end and not out and not u:   # blank lines alone are still the text
+            if pos < end and not out and not u:  # blank lines alone are still the text
                 content = content or [pos]
             if content:
                 start = content[0] if out else pos
@@ -152,7 +177,7 @@ class _Level:
             if u.body and (u.wrapper or size > limit) and nesting < _MAX_SPLITS:
                 header_last, header_text, members = u.body()
                 if members:
-                    members[-1].last = u.last   # the closing brace and the blank lines after it
+                    members[-1].last = u.last  # the closing brace and the blank lines after it
                     for m in members:
                         m.header = header_text
                     out.append(self.chunk(_Unit(u.first, header_last, u.symbol, header=u.header), limit))
@@ -162,7 +187,7 @@ class _Level:
         return out
 
     def chunk(self, u: _Unit, limit: int) -> Chunk:
-        text = "".join(self.lines[u.first:u.last + 1])
+        text = "".join(self.lines[u.first : u.last + 1])
         return Chunk(text, u.first + 1, u.last + 1, symbol=u.symbol, header=u.header, oversized=len(text) > limit)
 
 
@@ -183,6 +208,7 @@ def _blocks(text: str, limit: int) -> list[Chunk]:
 # ---------------------------------------------------------------------------------------------
 # Python
 
+
 def _python_comment(lines: list[str]):
     return lambda i: lines[i].lstrip(" \t\f\ufeff").startswith("#")
 
@@ -200,10 +226,10 @@ class PythonChunker:
         if not text:
             return []
         try:
-            with warnings.catch_warnings():   # invalid escapes and the like are not ours to report
+            with warnings.catch_warnings():  # invalid escapes and the like are not ours to report
                 warnings.simplefilter("ignore")
                 tree = ast.parse(text.removeprefix("\ufeff"))
-        except Exception:   # SyntaxError, null bytes, nesting too deep: not Python 3 we can read
+        except Exception:  # SyntaxError, null bytes, nesting too deep: not Python 3 we can read
             return _blocks(text, limit)
         lines = _lines(text)
         level = _Level(lines, _python_comment(lines))
@@ -214,7 +240,7 @@ class PythonChunker:
         units: list[_Unit] = []
         for node in body:
             first, last = _first_line(node), (node.end_lineno or node.lineno) - 1
-            if units and first <= units[-1].last:   # `a = 1; def f(): ...` on one line: one piece
+            if units and first <= units[-1].last:  # `a = 1; def f(): ...` on one line: one piece
                 units[-1] = _Unit(units[-1].first, max(last, units[-1].last), piece, piece=True)
                 continue
             units.append(self._unit(level, node, first, last, top, limit))
@@ -228,16 +254,22 @@ class PythonChunker:
         if not isinstance(node, ast.ClassDef):
             return _Unit(first, last, "module" if top else "field", piece=True)
         header_last = max([node.lineno] + [b.end_lineno or b.lineno for b in node.bases + node.keywords]) - 1
-        header_text = "".join(level.lines[node.lineno - 1:header_last + 1]).rstrip("\r\n")
+        header_text = "".join(level.lines[node.lineno - 1 : header_last + 1]).rstrip("\r\n")
         members = node.body
-        if isinstance(members[0], ast.Expr) and isinstance(members[0].value, ast.Constant) \
-                and isinstance(members[0].value.value, str):
+        if (
+            isinstance(members[0], ast.Expr)
+            and isinstance(members[0].value, ast.Constant)
+            and isinstance(members[0].value.value, str)
+        ):
             header_last = (members[0].end_lineno or members[0].lineno) - 1
             members = members[1:]
         u = _Unit(first, last, "class:" + node.name)
-        if members and _first_line(members[0]) > header_last:   # not `class A: x = 1`
-            u.body = lambda: (header_last, header_text,
-                              self._units(level, members, header_last + 1, last + 1, False, limit))
+        if members and _first_line(members[0]) > header_last:  # not `class A: x = 1`
+            u.body = lambda: (
+                header_last,
+                header_text,
+                self._units(level, members, header_last + 1, last + 1, False, limit),
+            )
         return u
 
 
@@ -245,22 +277,26 @@ class PythonChunker:
 # Brace languages: a scanner masks comments, strings, character literals, regex literals and
 # preprocessor lines (blanked, newlines kept), so the braces left in the masked text are code.
 
+
 @dataclass(frozen=True)
 class _Lexicon:
-    single: str = "char"        # what `'` opens: "char", "rust" (or a lifetime), "string", "" nothing
-    backtick: str = ""          # "template" (JS), "raw" (Go), "line" (a quoted identifier), "shell" (PHP)
-    nested: bool = False        # block comments nest (Rust, Swift, Kotlin)
-    multiline: bool = False     # a plain "..." may span lines (Rust, PHP)
-    triple: bool = False        # """text blocks"""
-    interp: str = ""            # holes in strings: "${" (Kotlin), "\\(" (Swift), "{" (C# $"...")
+    single: str = "char"  # what `'` opens: "char", "rust" (or a lifetime), "string", "" nothing
+    backtick: str = ""  # "template" (JS), "raw" (Go), "line" (a quoted identifier), "shell" (PHP)
+    nested: bool = False  # block comments nest (Rust, Swift, Kotlin)
+    multiline: bool = False  # a plain "..." may span lines (Rust, PHP)
+    triple: bool = False  # """text blocks"""
+    interp: str = ""  # holes in strings: "${" (Kotlin), "\\(" (Swift), "{" (C# $"...")
     preprocessor: bool = False  # `#` lines (C, C++, C#)
-    regex: bool = False         # /regex/ literals (JS, TS)
-    php: bool = False           # <?php ... ?> around, # comments, heredocs
+    regex: bool = False  # /regex/ literals (JS, TS)
+    php: bool = False  # <?php ... ?> around, # comments, heredocs
 
 
 LEXICONS = {
-    "java": _Lexicon(triple=True), "c": _Lexicon(preprocessor=True), "cpp": _Lexicon(preprocessor=True),
-    "csharp": _Lexicon(triple=True, interp="{", preprocessor=True), "go": _Lexicon(backtick="raw"),
+    "java": _Lexicon(triple=True),
+    "c": _Lexicon(preprocessor=True),
+    "cpp": _Lexicon(preprocessor=True),
+    "csharp": _Lexicon(triple=True, interp="{", preprocessor=True),
+    "go": _Lexicon(backtick="raw"),
     "javascript": _Lexicon(single="string", backtick="template", regex=True),
     "typescript": _Lexicon(single="string", backtick="template", regex=True),
     "rust": _Lexicon(single="rust", nested=True, multiline=True),
@@ -276,7 +312,7 @@ _PHP_OPEN = re.compile(r"<\?(?:php\b|=)?", re.I)
 _DIRECTIVE = re.compile(r"[ \t]*#[ \t]*(\w*)")
 _NEWLINE = re.compile(r"[\r\n]")
 _QUOTES = re.compile(r'"+')
-_MAX_NESTING = 64   # interpolation holes nested deeper are read as plain string text
+_MAX_NESTING = 64  # interpolation holes nested deeper are read as plain string text
 
 
 class _Scanner:
@@ -286,12 +322,17 @@ class _Scanner:
         self.lex, self.text, self.n = lex, text, len(text)
         self.spans: list[tuple[int, int]] = []
         quotes = "\"'" if lex.single else '"'
-        chars = "/" + quotes + ("`" if lex.backtick else "") + ("#" if lex.preprocessor or lex.php else "") + \
-            ("?<" if lex.php else "")
+        chars = (
+            "/"
+            + quotes
+            + ("`" if lex.backtick else "")
+            + ("#" if lex.preprocessor or lex.php else "")
+            + ("?<" if lex.php else "")
+        )
         self.top = re.compile("[" + re.escape(chars) + "]")
         self.inner = re.compile("[" + re.escape(chars + "{}()") + "]")
         self.patterns: dict[str, re.Pattern] = {}
-        self.conditions: list[bool] = []   # per open #if: whether an #else branch was reached
+        self.conditions: list[bool] = []  # per open #if: whether an #else branch was reached
 
     def run(self) -> list[tuple[int, int]]:
         i = 1 if self.text.startswith("\ufeff") else 0
@@ -348,7 +389,7 @@ class _Scanner:
     def token(self, i: int, c: str, sig: str, nesting: int) -> tuple[int | None, bool]:
         """Where the token starting at i ends, and whether it is an operand (for regex
         detection); (None, False) when the character starts no token."""
-        text, lex, nxt = self.text, self.lex, self.text[i + 1:i + 2]
+        text, lex, nxt = self.text, self.lex, self.text[i + 1 : i + 2]
         if c == "/":
             if nxt == "/":
                 return self.line_end(i), False
@@ -392,7 +433,7 @@ class _Scanner:
         depth, j = 0, i
         for m in re.compile(r"/\*|\*/").finditer(self.text, i):
             if m.start() < j:
-                continue   # "/*/": the "*/" inside the opener does not close it
+                continue  # "/*/": the "*/" inside the opener does not close it
             depth += 1 if m.group() == "/*" else -1
             j = m.end()
             if depth == 0:
@@ -436,10 +477,10 @@ class _Scanner:
         """A preprocessor line (with its continuations). The #else/#elif branches of a
         conditional are masked whole, as ctags does: only the first branch counts its braces."""
         text, end = self.text, self.line_end(i)
-        while end < self.n and text[end - 1:end] == "\\":
+        while end < self.n and text[end - 1 : end] == "\\":
             end = self.line_end(end + (2 if text.startswith("\r\n", end) else 1))
         directive = _DIRECTIVE.match(text, i)
-        assert directive is not None   # i is at the line's '#'
+        assert directive is not None  # i is at the line's '#'
         name = directive.group(1)
         if name in ("if", "ifdef", "ifndef"):
             self.conditions.append(False)
@@ -476,47 +517,57 @@ class _Scanner:
         text, lex = self.text, self.lex
         if lex.single == "string":
             return self.string(i, 1, "'", not lex.multiline, True, "", 0)
-        if lex.single == "rust" and text[i + 1:i + 2] != "\\" and text[i + 2:i + 3] != "'":
-            return None   # a lifetime or a label: 'a
-        if lex.preprocessor:   # C++14 digit separators: 1'000'000, 0xFF'FF
+        if lex.single == "rust" and text[i + 1 : i + 2] != "\\" and text[i + 2 : i + 3] != "'":
+            return None  # a lifetime or a label: 'a
+        if lex.preprocessor:  # C++14 digit separators: 1'000'000, 0xFF'FF
             word = _IDENT.search(text, max(0, i - 64), i)
             if word and word.group()[0].isdigit():
                 return None
         end = self.string(i, 1, "'", True, True, "", 0)
-        return end if text[end - 1:end] == "'" and end > i + 2 else None
+        return end if text[end - 1 : end] == "'" and end > i + 2 else None
 
     def double(self, i: int, nesting: int) -> int:
         text, lex = self.text, self.lex
         hashes = 0
         while i - hashes - 1 >= 0 and text[i - hashes - 1] == "#":
             hashes += 1
-        before = text[max(0, i - hashes - 3):i - hashes]
+        before = text[max(0, i - hashes - 3) : i - hashes]
         if lex.single == "rust" and before.endswith("r"):
             return self.string(i, 1, '"' + "#" * hashes, False, False, "", nesting)
-        if lex.interp == "\\(" and hashes:   # Swift #"..."#: no escapes, no plain holes
+        if lex.interp == "\\(" and hashes:  # Swift #"..."#: no escapes, no plain holes
             quotes = 3 if text.startswith('"""', i) else 1
             return self.string(i, quotes, '"' * quotes + "#" * hashes, quotes == 1, False, "", nesting)
-        if lex.preprocessor and before.endswith("R") and not lex.interp:   # C++ R"delim( ... )delim"
+        if lex.preprocessor and before.endswith("R") and not lex.interp:  # C++ R"delim( ... )delim"
             m = re.compile(r'"([^()\\\s"]{0,16})\(').match(text, i)
             if m:
                 end = text.find(")" + m.group(1) + '"', m.end())
                 return self.n if end < 0 else end + len(m.group(1)) + 2
-        if lex.interp == "{":   # C#: @"verbatim" "" escapes; $"holes {x}"; """raw"""
+        if lex.interp == "{":  # C#: @"verbatim" "" escapes; $"holes {x}"; """raw"""
             if text.startswith('"""', i):
                 opening = _QUOTES.match(text, i)
-                assert opening is not None   # text[i:] starts with '"""'
+                assert opening is not None  # text[i:] starts with '"""'
                 run = opening.end() - i
                 end = text.find('"' * run, i + run)
                 return self.n if end < 0 else end + run
             verbatim = "@" in before[-2:]
-            return self.string(i, 1, '"', not verbatim, not verbatim, "{" if "$" in before[-2:] else "",
-                               nesting, doubled=verbatim)
+            return self.string(
+                i, 1, '"', not verbatim, not verbatim, "{" if "$" in before[-2:] else "", nesting, doubled=verbatim
+            )
         if lex.triple and text.startswith('"""', i):
             return self.string(i, 3, '"""', False, lex.interp != "${", lex.interp, nesting)
         return self.string(i, 1, '"', not lex.multiline, True, lex.interp, nesting)
 
-    def string(self, i: int, opening: int, close: str, line_bounded: bool, escapes: bool, interp: str,
-               nesting: int, doubled: bool = False) -> int:
+    def string(
+        self,
+        i: int,
+        opening: int,
+        close: str,
+        line_bounded: bool,
+        escapes: bool,
+        interp: str,
+        nesting: int,
+        doubled: bool = False,
+    ) -> int:
         """A string from i: past its closing delimiter; at the end of the line if it may not span
         lines and is not closed on it; the holes of an interpolated string scanned as code."""
         text, n = self.text, self.n
@@ -525,8 +576,9 @@ class _Scanner:
         key = f"{close}|{line_bounded}|{escapes}|{interp}"
         pattern = self.patterns.get(key)
         if pattern is None:
-            chars = close[0] + ("\\" if escapes else "") + ("\r\n" if line_bounded else "") + \
-                (interp[0] if interp else "")
+            chars = (
+                close[0] + ("\\" if escapes else "") + ("\r\n" if line_bounded else "") + (interp[0] if interp else "")
+            )
             pattern = self.patterns[key] = re.compile("[" + re.escape(chars) + "]")
         j = i + opening
         while True:
@@ -559,7 +611,7 @@ def _mask(text: str, lex: _Lexicon) -> tuple[str, list[tuple[int, int]]]:
     spans = _Scanner(lex, text).run()
     parts, pos = [], 0
     for start, end in spans:
-        if start < pos:   # a span inside one already masked
+        if start < pos:  # a span inside one already masked
             start = pos
         if end <= start:
             continue
@@ -572,18 +624,27 @@ def _mask(text: str, lex: _Lexicon) -> tuple[str, list[tuple[int, int]]]:
 
 # -- the structure over the masked text ------------------------------------------------------
 
-_CONT_END = frozenset("=,([.+-*/%|&?:<>\\^~!")   # a line ending so goes on
-_CONT_START = frozenset(").]?:,=|&+{")           # a line starting so continues the one before
+_CONT_END = frozenset("=,([.+-*/%|&?:<>\\^~!")  # a line ending so goes on
+_CONT_START = frozenset(").]?:,=|&+{")  # a line starting so continues the one before
 _CONT_WORDS = frozenset("else catch finally where extends implements throws".split())
-_ATTRIBUTES = re.compile(r"\s*(?:@(?!interface\b)[\w.]+(?:\s*\([^()]*(?:\([^()]*\)[^()]*)*\))?|\[[^\[\]]*\]|#!?\[[^\[\]]*\])")
-_ATTRIBUTES_PREFIX = re.compile(r"(?:%s)*" % _ATTRIBUTES.pattern)
-_IMPORT = re.compile(r"\s*(?:import|package|use|using(?!\s*\()|require|require_once|include|include_once|"
-                     r"extern\s+crate|mod\s+\w+\s*;|namespace\s+[\w\\.]+\s*;|export\b.*\bfrom\b|"
-                     r"(?:const|let|var)\s[^=]*=\s*require\s*\()", re.S)
-_KEYWORD = re.compile(r"(?<![.$])\b(class|struct|interface|enum|trait|impl|object|union|record|protocol|extension|"
-                      r"namespace|mod|module|extern|fn|func|fun|function|type)\b(?![.$])")   # not module.exports
+_ATTRIBUTES = re.compile(
+    r"\s*(?:@(?!interface\b)[\w.]+(?:\s*\([^()]*(?:\([^()]*\)[^()]*)*\))?|\[[^\[\]]*\]|#!?\[[^\[\]]*\])"
+)
+_ATTRIBUTES_PREFIX = re.compile(rf"(?:{_ATTRIBUTES.pattern})*")
+_IMPORT = re.compile(
+    r"\s*(?:import|package|use|using(?!\s*\()|require|require_once|include|include_once|"
+    r"extern\s+crate|mod\s+\w+\s*;|namespace\s+[\w\\.]+\s*;|export\b.*\bfrom\b|"
+    r"(?:const|let|var)\s[^=]*=\s*require\s*\()",
+    re.S,
+)
+_KEYWORD = re.compile(
+    r"(?<![.$])\b(class|struct|interface|enum|trait|impl|object|union|record|protocol|extension|"
+    r"namespace|mod|module|extern|fn|func|fun|function|type)\b(?![.$])"
+)  # not module.exports
 _NAME = re.compile(r"\s*\*?\s*([\w$.:\\]*)")
-_ASSIGNED = re.compile(r"(?:\b(?:const|let|var)\s+)?([\w$.]+)\s*(?::[^=]*)?[:=]\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*(?::[^=]*)?=>|[\w$]+\s*=>)")
+_ASSIGNED = re.compile(
+    r"(?:\b(?:const|let|var)\s+)?([\w$.]+)\s*(?::[^=]*)?[:=]\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*(?::[^=]*)?=>|[\w$]+\s*=>)"
+)
 _CALLED = re.compile(r"([\w$~]+(?:::[\w$~]+)*)\s*\Z")
 _ASSIGNS = re.compile(r"(?<![=!<>+\-*/%&|^])=(?![=>])")
 
@@ -614,8 +675,10 @@ def _ungrouped(text: str) -> str:
     return text
 
 
-_NOT_FUNCTIONS = frozenset("if for while switch catch using lock foreach synchronized return with fixed sizeof "
-                           "typeof when do else try unsafe checked".split())
+_NOT_FUNCTIONS = frozenset(
+    "if for while switch catch using lock foreach synchronized return with fixed sizeof "
+    "typeof when do else try unsafe checked".split()
+)
 _WRAPPERS = frozenset("namespace extern module".split())
 _CONTAINERS = frozenset("class struct interface enum trait impl object union record protocol extension mod".split())
 
@@ -657,7 +720,7 @@ class _Structure:
                     depth, parens = depth + 1, 0
                     high = max(high, depth)
                 elif c == "}":
-                    if depth:   # a stray closing brace at depth 0 is ignored
+                    if depth:  # a stray closing brace at depth 0 is ignored
                         depth, parens = depth - 1, stack.pop()
                         low = min(low, depth)
                 elif c in "([":
@@ -667,14 +730,16 @@ class _Structure:
             self.low[i], self.high[i] = low, high
         self.depth[n], self.parens[n] = depth, parens
         starts, k = self.level.starts, 0
-        for start, end in spans:   # a line starting strictly inside a span continues a token
+        for start, end in spans:  # a line starting strictly inside a span continues a token
             while k < n and starts[k] <= start:
                 k += 1
             while k < n and starts[k] < end:
                 self.inside[k] = True
                 k += 1
-        self.directives = [bool(chunker.lex.preprocessor and not self.inside[i] and re.match(r"[ \t\ufeff]*#", line))
-                           for i, line in enumerate(self.lines)]
+        self.directives = [
+            bool(chunker.lex.preprocessor and not self.inside[i] and re.match(r"[ \t\ufeff]*#", line))
+            for i, line in enumerate(self.lines)
+        ]
 
     def code(self, i: int) -> bool:
         return bool(self.masked[i].strip()) or self.directives[i]
@@ -726,8 +791,8 @@ class _Structure:
             return not (block and nxt[:1] == "{")
         if last[-1:] in _CONT_END:
             return not (block and last[-1:] == ",")
-        if j - i < 50 and not _ATTRIBUTES.sub("", _ungrouped("".join(self.masked[i:j + 1]))).strip():
-            return True   # annotations and attributes above a declaration
+        if j - i < 50 and not _ATTRIBUTES.sub("", _ungrouped("".join(self.masked[i : j + 1]))).strip():
+            return True  # annotations and attributes above a declaration
         indent = len(self.lines[i]) - len(self.lines[i].lstrip())
         return not block and len(self.lines[k]) - len(self.lines[k].lstrip()) > indent
 
@@ -735,11 +800,11 @@ class _Structure:
         piece = _Unit(i, j, "field" if in_class else "module", piece=True)
         if self.directives[i]:
             return _Unit(i, j, "imports") if re.match(r"[ \t\ufeff]*#\s*(include|import)\b", self.lines[i]) else piece
-        text = "".join(self.masked[i:j + 1])
+        text = "".join(self.masked[i : j + 1])
         at = _opening_brace(text)
         head = text if at is None else text[:at]
         prefix = _ATTRIBUTES_PREFIX.match(head)
-        assert prefix is not None   # (...)* matches every text
+        assert prefix is not None  # (...)* matches every text
         attributes = prefix.end()
         head = head[attributes:]
         if _IMPORT.match(head):
@@ -758,7 +823,7 @@ class _Structure:
             close = next((x for x in range(opening + 1, j + 1) if self.low[x] <= d), j + 1)
             if self.depth[opening + 1] > d and close > opening + 1:
                 first = self.line_at(i, attributes + len(head) - len(head.lstrip()))
-                header = "\n".join(line.strip() for line in self.lines[first:opening + 1])
+                header = "\n".join(line.strip() for line in self.lines[first : opening + 1])
                 members = kind in _CONTAINERS and kind != "mod"
                 u.body = lambda: (opening, header, self.units(opening + 1, close, d + 1, members))
         return u
@@ -769,23 +834,23 @@ class _Structure:
 
     def name(self, head: str) -> tuple[str, str]:
         """The kind and name of a declaration from the masked text before its brace."""
-        assigned = _ASSIGNED.search(head)   # const f = (a) => {, Foo.prototype.f = function (a) {
-        if assigned and "(" not in head[:assigned.start()]:
+        assigned = _ASSIGNED.search(head)  # const f = (a) => {, Foo.prototype.f = function (a) {
+        if assigned and "(" not in head[: assigned.start()]:
             return "function", assigned.group(1)
         head = head.replace("->", "  ").replace("=>", "  ")
         previous = None
-        while previous != head:   # generics out: Foo<T, List<U>> -> Foo
+        while previous != head:  # generics out: Foo<T, List<U>> -> Foo
             previous, head = head, re.sub(r"<[^<>]*>", " ", head)
-        m = re.search(r"\bfunc\s*\([^)]*\)\s*(\w+)", head)   # Go: func (r *Recv) Name(
+        m = re.search(r"\bfunc\s*\([^)]*\)\s*(\w+)", head)  # Go: func (r *Recv) Name(
         if m:
             return "method", m.group(1)
         keyword, paren = _KEYWORD.search(head), head.find("(")
         if keyword and (paren < 0 or keyword.start() < paren):
-            kind, rest = keyword.group(1), head[keyword.end():]
-            if _ASSIGNS.search(_ungrouped(head if kind in _CONTAINERS else head[:keyword.start()])):
-                return "", ""   # struct point origin = {...}, x = func() {...}: values, not declarations
+            kind, rest = keyword.group(1), head[keyword.end() :]
+            if _ASSIGNS.search(_ungrouped(head if kind in _CONTAINERS else head[: keyword.start()])):
+                return "", ""  # struct point origin = {...}, x = func() {...}: values, not declarations
             if self.language in ("c", "cpp") and kind in ("struct", "union", "enum", "class"):
-                returned = re.match(r"\s+\w+[\s*&]+([\w:~]+)\s*\(", rest)   # struct point make(...) {
+                returned = re.match(r"\s+\w+[\s*&]+([\w:~]+)\s*\(", rest)  # struct point make(...) {
                 if returned:
                     return "function", returned.group(1)
             if kind == "enum":
@@ -802,7 +867,7 @@ class _Structure:
             if kind in ("fn", "func", "fun", "function"):
                 kind = "function"
             named = _NAME.match(rest)
-            assert named is not None   # every part of _NAME is optional
+            assert named is not None  # every part of _NAME is optional
             return kind, named.group(1).strip(".:")
         if paren >= 0 and head.count("(") == head.count(")"):
             m = _CALLED.search(head[:paren])

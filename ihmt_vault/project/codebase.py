@@ -11,6 +11,7 @@ splits into its header and its members, so `find_code("reserveStock soft hold")`
 method. Ranking is BM25 over the analysed symbol (name, enclosing header, file path, code), with a
 file the query names preferred, tests demoted unless asked for, and import blocks never answered.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -31,24 +32,26 @@ from ..search.result import estimate_tokens
 from ..storage import sources
 
 VERSION = 1
-_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing|__tests__|spec)(?:/|$)|(?:^|/)test_[^/]*$|_test\.\w+$|"
-                        r"(?:Test|Tests|Spec)\.\w+$|\.(?:test|spec)\.\w+$")
+_TEST_PATH = re.compile(
+    r"(?:^|/)(?:tests?|testing|__tests__|spec)(?:/|$)|(?:^|/)test_[^/]*$|_test\.\w+$|"
+    r"(?:Test|Tests|Spec)\.\w+$|\.(?:test|spec)\.\w+$"
+)
 K1, B = 1.2, 0.75
-TIE = 0.99          # the second best within 1% of the best: AMBIGUOUS
-WEIGHTS = (1.0, 0.5, 1.0)   # name, path, code: each field normalised by its own length
+TIE = 0.99  # the second best within 1% of the best: AMBIGUOUS
+WEIGHTS = (1.0, 0.5, 1.0)  # name, path, code: each field normalised by its own length
 
 
 @dataclass
 class Symbol:
-    name: str            # "method:reserveStock", "class:InventoryService", "function:main"
+    name: str  # "method:reserveStock", "class:InventoryService", "function:main"
     first: int
     last: int
-    header: str = ""     # the enclosing class's declaration, for a member
+    header: str = ""  # the enclosing class's declaration, for a member
 
 
 @dataclass
 class Entry:
-    path: str            # relative to the project root, POSIX
+    path: str  # relative to the project root, POSIX
     size: int
     mtime_ns: int
     sha: str
@@ -61,7 +64,7 @@ class Entry:
 class Found:
     """`find_code`'s answer: the symbols that answer (best first), or AMBIGUOUS candidates."""
 
-    status: str                          # found | ambiguous | not_found
+    status: str  # found | ambiguous | not_found
     hits: list[tuple[Entry, Symbol, float]] = field(default_factory=list)
     text: str = ""
 
@@ -84,8 +87,8 @@ class Project:
             raise BadInput(f"{root}: not a folder; give the project's folder")
         self.file = index_dir(self.root, home) / "index.json"
         self.entries: dict[str, Entry] = {}
-        self.changed = 0     # files re-cut by the last sync
-        self._terms: dict[tuple, tuple] = {}   # a symbol's analysed fields, while its file is unchanged
+        self.changed = 0  # files re-cut by the last sync
+        self._terms: dict[tuple, tuple] = {}  # a symbol's analysed fields, while its file is unchanged
 
     # -- the index --------------------------------------------------------------------------------
     def _load(self) -> dict[str, Entry]:
@@ -95,7 +98,7 @@ class Project:
                 return {}
             return {p: Entry(**{**e, "symbols": [Symbol(**s) for s in e["symbols"]]}) for p, e in data["files"].items()}
         except (OSError, ValueError, TypeError, KeyError):
-            return {}     # missing or broken: rebuilt from the files
+            return {}  # missing or broken: rebuilt from the files
 
     def _save(self) -> None:
         data = {"version": VERSION, "root": str(self.root), "files": {p: asdict(e) for p, e in self.entries.items()}}
@@ -105,7 +108,7 @@ class Project:
         old = self.entries or self._load()
         now: dict[str, Entry] = {}
         self.changed = 0
-        chunkers: dict | None = None   # looked up once, and only when a file must be cut again
+        chunkers: dict | None = None  # looked up once, and only when a file must be cut again
         for file in sources.walk(self.root):
             rel = file.relative_to(self.root).as_posix()
             try:
@@ -120,7 +123,7 @@ class Project:
             if text is None:
                 continue
             sha = hashlib.sha1(text.encode("utf-8")).hexdigest()
-            if prev and prev.sha == sha:     # touched, not changed: keep its symbols
+            if prev and prev.sha == sha:  # touched, not changed: keep its symbols
                 now[rel] = Entry(rel, st.st_size, st.st_mtime_ns, sha, prev.tokens, prev.language, prev.symbols)
                 continue
             chunkers = plugins.chunkers_by_name() if chunkers is None else chunkers
@@ -138,7 +141,7 @@ class Project:
         if language:
             chunker = chunkers.get(language)
             if chunker is not None:
-                for c in chunker.chunk(text, 1):      # limit 1: every class splits into its members
+                for c in chunker.chunk(text, 1):  # limit 1: every class splits into its members
                     if c.symbol and c.symbol not in ("imports", "module") and c.text.strip():
                         symbols.append(Symbol(c.symbol, c.first_line, _last_written(c), c.header.strip()))
         return Entry(rel, st.st_size, st.st_mtime_ns, sha, estimate_tokens(text), language, symbols)
@@ -161,8 +164,9 @@ class Project:
         return "\n".join(lines)
 
     # -- finding ----------------------------------------------------------------------------------
-    def find(self, query: str, scope: str = "main", subpath: str = "", clue: str | None = None,
-             max_tokens: int = 1500) -> Found:
+    def find(
+        self, query: str, scope: str = "main", subpath: str = "", clue: str | None = None, max_tokens: int = 1500
+    ) -> Found:
         if scope not in ("main", "test", "all"):
             raise BadInput(f"scope {scope!r}: use main, test or all")
         terms = analyze(query)
@@ -183,8 +187,10 @@ class Project:
         fields = self._symbol_fields(docs)
         # BM25F-like: each field normalised by its own length, so a long method is not drowned by
         # the short ones whose name happens to match
-        scores = [sum(w * x for w, x in zip(WEIGHTS, parts))
-                  for parts in zip(*(_bm25(terms, [f[i] for f in fields]) for i in range(3)))]
+        scores = [
+            sum(w * x for w, x in zip(WEIGHTS, parts))
+            for parts in zip(*(_bm25(terms, [f[i] for f in fields]) for i in range(3)))
+        ]
         texts = [a + b + c for a, b, c in fields]
         named = {f for f in {e.path for e, _ in docs} if _names_file(query, f)}
         clue_terms = set(analyze(clue)) if clue else set()
@@ -202,10 +208,14 @@ class Project:
             return Found("not_found", text=f"NOT FOUND: no symbol matches {query!r}; try other words, or project_map")
         if len(ranked) > 1 and ranked[1][0] >= TIE * ranked[0][0] and not clue:
             tied = [r for r in ranked if r[0] >= TIE * ranked[0][0]][:8]
-            lines = [f"AMBIGUOUS: {len(tied)} symbols match {query!r} equally; call again with clue=<a word that "
-                     f"tells them apart> or subpath=<file>:"]
-            lines += [f"{n}. {e.path}:{s.first}-{s.last} {s.name}" + (f"  (in {s.header})" if s.header else "")
-                      for n, (_, e, s) in enumerate(tied, 1)]
+            lines = [
+                f"AMBIGUOUS: {len(tied)} symbols match {query!r} equally; call again with clue=<a word that "
+                f"tells them apart> or subpath=<file>:"
+            ]
+            lines += [
+                f"{n}. {e.path}:{s.first}-{s.last} {s.name}" + (f"  (in {s.header})" if s.header else "")
+                for n, (_, e, s) in enumerate(tied, 1)
+            ]
             return Found("ambiguous", [(e, s, sc) for sc, e, s in tied], "\n".join(lines))
         return self._answer(ranked, max_tokens)
 
@@ -219,7 +229,7 @@ class Project:
                 if e.path not in cache:
                     text, _ = sources.read_text(self.root / e.path)
                     cache[e.path] = (text or "").split("\n")
-                body = "\n".join(cache[e.path][s.first - 1:s.last])
+                body = "\n".join(cache[e.path][s.first - 1 : s.last])
                 self._terms[key] = (analyze(f"{s.name.split(':', 1)[-1]} {s.header}"), analyze(e.path), analyze(body))
             out.append(self._terms[key])
         return out
@@ -233,17 +243,20 @@ class Project:
             if score < 0.5 * best:
                 break
             text, _ = sources.read_text(self.root / e.path)
-            code = "\n".join((text or "").split("\n")[s.first - 1:s.last])
+            code = "\n".join((text or "").split("\n")[s.first - 1 : s.last])
             head = f"{e.path}:{s.first}-{s.last} {s.name}" + (f"  (in {s.header})" if s.header else "")
             piece = f"{head}\n{code}"
             cost = estimate_tokens(piece)
             if hits and used + cost > max_tokens:
                 parts.append(f"also: {head}")
                 continue
-            if cost > max_tokens:     # the best symbol alone is too big: its head, and how to read the rest
+            if cost > max_tokens:  # the best symbol alone is too big: its head, and how to read the rest
                 keep = max(1, (max_tokens * 4 - len(head)) // 80)
-                piece = f"{head}\n" + "\n".join(code.split("\n")[:keep]) + (
-                    f"\n[+{code.count(chr(10)) + 1 - keep} lines: read_file {e.path}]")
+                piece = (
+                    f"{head}\n"
+                    + "\n".join(code.split("\n")[:keep])
+                    + (f"\n[+{code.count(chr(10)) + 1 - keep} lines: read_file {e.path}]")
+                )
                 cost = estimate_tokens(piece)
             hits.append((e, s, score))
             parts.append(piece)

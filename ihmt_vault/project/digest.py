@@ -10,16 +10,22 @@ What counts, by kind of line (most important first, so a tight budget drops the 
 4. the first and the last lines.
 Repeated lines are shown once with their count. Every omitted stretch is marked.
 """
+
 from __future__ import annotations
 
 import re
 
-_TOTALS = re.compile(r"^=+ .*\b(?:passed|failed|error|errors|skipped|xfailed|deselected|no tests ran)\b.* in [\d.]+s.*=+$"
-                     r"|^Ran \d+ tests? in|^(?:FAILED|OK) \((?:failures|errors|skipped)=|^OK$|^\s*\d+ (?:passing|failing|pending)\b"
-                     r"|^Tests?:\s+\d+|^Test Suites?:|^test result:", re.I)
+_TOTALS = re.compile(
+    r"^=+ .*\b(?:passed|failed|error|errors|skipped|xfailed|deselected|no tests ran)\b.* in [\d.]+s.*=+$"
+    r"|^Ran \d+ tests? in|^(?:FAILED|OK) \((?:failures|errors|skipped)=|^OK$|^\s*\d+ (?:passing|failing|pending)\b"
+    r"|^Tests?:\s+\d+|^Test Suites?:|^test result:",
+    re.I,
+)
 _FAILURE = re.compile(r"^(?:FAILED|ERROR) \S|^_{3,} .+ _{3,}$|^--- FAIL:|^FAIL\b|^\s*✕|^not ok \d")
-_ERROR = re.compile(r"\b(?:[A-Z]\w*Error|[A-Z]\w*Exception|Traceback \(most recent call last\)|FAIL(?:ED|URE)?|"
-                    r"Segmentation fault)\b|^E\s{2,}\S|^\s*(?:error|fatal|panic)(?:\[\w+\])?:|\bpanicked at\b")
+_ERROR = re.compile(
+    r"\b(?:[A-Z]\w*Error|[A-Z]\w*Exception|Traceback \(most recent call last\)|FAIL(?:ED|URE)?|"
+    r"Segmentation fault)\b|^E\s{2,}\S|^\s*(?:error|fatal|panic)(?:\[\w+\])?:|\bpanicked at\b"
+)
 HEAD, TAIL = 5, 10
 
 

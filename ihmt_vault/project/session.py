@@ -6,6 +6,7 @@ is given), and is gone when the process ends: a scratchpad for one piece of work
 the agent's context compaction, not long-term memory (that is the vault). Nothing here is written
 to disk.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -19,7 +20,7 @@ from ..search.result import estimate_tokens
 from ..storage import sources
 from .digest import digest
 
-MAX_READ = 2_000_000      # bytes: read_file refuses bigger files (use project tools or sed)
+MAX_READ = 2_000_000  # bytes: read_file refuses bigger files (use project tools or sed)
 
 
 @dataclass
@@ -34,7 +35,7 @@ class Note:
 class Session:
     def __init__(self, root: Path | None = None):
         self.root = (root or Path.cwd()).resolve()
-        self.given: dict[Path, str] = {}      # file → the text this session was last given
+        self.given: dict[Path, str] = {}  # file → the text this session was last given
         self.notes: list[Note] = []
 
     # -- files ------------------------------------------------------------------------------------
@@ -52,9 +53,12 @@ class Session:
             return f"{path} ({lines} lines)\n{text}"
         if before == text:
             return f"UNCHANGED {path} ({lines} lines, as given before in this session)"
-        diff = "".join(difflib.unified_diff(before.splitlines(True), text.splitlines(True),
-                                            f"{path} (given before)", f"{path} (now)", n=2))
-        if estimate_tokens(diff) >= estimate_tokens(text):   # a rewrite: the file is cheaper than its diff
+        diff = "".join(
+            difflib.unified_diff(
+                before.splitlines(True), text.splitlines(True), f"{path} (given before)", f"{path} (now)", n=2
+            )
+        )
+        if estimate_tokens(diff) >= estimate_tokens(text):  # a rewrite: the file is cheaper than its diff
             return f"{path} ({lines} lines, rewritten since given)\n{text}"
         return f"CHANGED {path} since given; the diff:\n{diff}"
 
@@ -64,13 +68,16 @@ class Session:
             raise BadInput("note: the text is empty; give what to keep for later in this session")
         n = len(self.notes) + 1
         self.notes.append(Note(n, label, text, time.strftime("%H:%M:%S"), set(analyze(text)) | set(analyze(label))))
-        return f"noted #{n} ({label}, {estimate_tokens(text)} tokens); recall('{label}') or recall(<words>) brings it back"
+        return (
+            f"noted #{n} ({label}, {estimate_tokens(text)} tokens); recall('{label}') or recall(<words>) brings it back"
+        )
 
     def digest_output(self, text: str, label: str = "output", budget_tokens: int = 800) -> str:
         if not text:
             raise BadInput("digest_output: the text is empty")
-        self.notes.append(Note(len(self.notes) + 1, label, text, time.strftime("%H:%M:%S"),
-                               set(analyze(label)) | set(analyze(text))))
+        self.notes.append(
+            Note(len(self.notes) + 1, label, text, time.strftime("%H:%M:%S"), set(analyze(label)) | set(analyze(text)))
+        )
         return digest(text, label, budget_tokens)
 
     def recall(self, query: str, clue: str | None = None, budget_tokens: int = 1500) -> str:
@@ -105,7 +112,7 @@ class Session:
     def _show(self, note: Note, wanted: set[str] | None, budget_tokens: int) -> str:
         head = f"#{note.n} {note.label} ({note.at})"
         text = note.text
-        if estimate_tokens(text) > budget_tokens and wanted:   # a long output: only the lines that match
+        if estimate_tokens(text) > budget_tokens and wanted:  # a long output: only the lines that match
             lines = [f"{i}: {line}" for i, line in enumerate(text.split("\n"), 1) if wanted & set(analyze(line))]
             text = "\n".join(lines)
         if estimate_tokens(text) > budget_tokens:

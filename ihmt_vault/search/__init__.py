@@ -39,6 +39,7 @@ How a query is answered (`index.py` puts the stages together):
    reciprocal-rank fusion.
 6. Archived memories are searched only when nothing live is found (`archived_fallback`).
 """
+
 from __future__ import annotations
 
 from .documents import Doc
@@ -47,5 +48,17 @@ from .rankers import Ranker, RankItem
 from .result import AMBIGUOUS, FOUND, NOT_FOUND, Hit, SearchResult, estimate_tokens
 from .settings import SearchSettings
 
-__all__ = ["Doc", "SearchIndex", "IndexUnavailable", "Hit", "SearchResult", "estimate_tokens", "Ranker",
-           "RankItem", "SearchSettings", "FOUND", "AMBIGUOUS", "NOT_FOUND"]
+__all__ = [
+    "Doc",
+    "SearchIndex",
+    "IndexUnavailable",
+    "Hit",
+    "SearchResult",
+    "estimate_tokens",
+    "Ranker",
+    "RankItem",
+    "SearchSettings",
+    "FOUND",
+    "AMBIGUOUS",
+    "NOT_FOUND",
+]

@@ -15,6 +15,7 @@ query word (coverage, distinctive terms, snippets).
 - CJK runs are cut as `text.cjk_terms` cuts them (Chinese into words by jieba's dictionary, kana
   and Hangul into character pairs), each term a word of its own — the same cut placement uses.
 """
+
 from __future__ import annotations
 
 import functools
@@ -32,18 +33,26 @@ _ES_STEM = stemmer_for_language("es")
 # NLTK's lists (shipped with Whoosh) plus question/auxiliary words that carry no topic.
 STOP_EN = frozenset(stopwords_for_language("en")) | frozenset(
     """would could shall might must also get got let like yes hey hi oh ok okay really
-    us im ive id youre thats whats dont didnt doesnt isnt wasnt cant wont""".split())
+    us im ive id youre thats whats dont didnt doesnt isnt wasnt cant wont""".split()
+)
 STOP_ES = frozenset(stopwords_for_language("es")) | frozenset(
-    "qué cómo cuándo dónde quién cuál cuánto cuánta cuántos cuántas sí".split())
+    "qué cómo cuándo dónde quién cuál cuánto cuánta cuántos cuántas sí".split()
+)
 STOP = STOP_EN | STOP_ES
 
 # Words whose presence tells the language of a text (frequent function words only).
-_EN_MARKERS = frozenset("the and is are was were of to in that it with for on this what when where who how did does have has".split())
-_ES_MARKERS = frozenset("el la los las de que y en un una es por con para del al se lo como más pero qué cuándo dónde quién está son fue".split())
+_EN_MARKERS = frozenset(
+    "the and is are was were of to in that it with for on this what when where who how did does have has".split()
+)
+_ES_MARKERS = frozenset(
+    "el la los las de que y en un una es por con para del al se lo como más pero qué cuándo dónde quién está son "
+    "fue".split()
+)
 
 # A token: a CJK run, or letters/digits possibly joined by _ . - (identifiers, versions, dates).
-TOKEN = re.compile(rf"[{_CJK_CHARS}]+|[^\W_{_CJK_CHARS}]+(?:[_.\-/][^\W_{_CJK_CHARS}]+)*|[^\W{_CJK_CHARS}]+",
-                   re.UNICODE)
+TOKEN = re.compile(
+    rf"[{_CJK_CHARS}]+|[^\W_{_CJK_CHARS}]+(?:[_.\-/][^\W_{_CJK_CHARS}]+)*|[^\W{_CJK_CHARS}]+", re.UNICODE
+)
 _SEP = re.compile(r"[_.\-/]+")
 
 
@@ -90,9 +99,11 @@ def _camel_parts(piece: str) -> list[str]:
         if cur:
             prev = cur[-1]
             nxt = piece[i + 1] if i + 1 < len(piece) else ""
-            if (ch.isdigit() != prev.isdigit()
-                    or (prev.islower() and ch.isupper())
-                    or (prev.isupper() and ch.isupper() and nxt.islower())):
+            if (
+                ch.isdigit() != prev.isdigit()
+                or (prev.islower() and ch.isupper())
+                or (prev.isupper() and ch.isupper() and nxt.islower())
+            ):
                 parts.append(cur)
                 cur = ""
         cur += ch
@@ -105,7 +116,7 @@ def _camel_parts(piece: str) -> list[str]:
 class Word:
     """One word of a text as written, and the index terms it produces."""
 
-    text: str           # as written
+    text: str  # as written
     terms: tuple[str, ...]
     ident: bool = False  # an identifier (camelCase, snake_case, letters+digits, dotted)
 
@@ -151,7 +162,7 @@ def _word(tok: str, lang: str) -> Word | None:
         pl = p.lower()
         if pl in STOP or (len(pl) == 1 and not pl.isdigit()):
             continue
-        for t in (stems(pl, lang) if not pl.isdigit() else (pl,)):
+        for t in stems(pl, lang) if not pl.isdigit() else (pl,):
             if t not in terms:
                 terms.append(t)
     return Word(tok, tuple(terms), ident=True)

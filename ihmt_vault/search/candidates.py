@@ -5,10 +5,12 @@ Four sources, each a query keeping a bounded number of hits (evaluated by `posti
 1. a flat ranking over all memories, never pruned;
 2. the memories in the date range the question names (lifted later), and those of that time that
    share no word with it (kept low);
-3. a level-wise descent: from the root (or `under`), the child folders are ranked by their
-   summaries (all scored by one query) and a beam is kept at each level; the memories of every folder reached are read once;
+3. a level-wise descent: from the root (or `under`), the child folders are ranked by their summaries
+   (all scored by one query) and a beam is kept at each level; the memories of every folder reached
+   are read once;
 4. with a clue, the memories matching both question and clue.
 """
+
 from __future__ import annotations
 
 import math
@@ -29,29 +31,29 @@ from .matching import (
 from .postings import memory_df, stored
 from .query import ParsedQuery
 
-FLAT_LIMIT = 80          # memories taken from the flat ranking (never pruned by the descent)
-LEVEL_LIMIT = 40         # children read per level of the descent
-BEAM = 3                 # folders kept per level
+FLAT_LIMIT = 80  # memories taken from the flat ranking (never pruned by the descent)
+LEVEL_LIMIT = 40  # children read per level of the descent
+BEAM = 3  # folders kept per level
 MAX_DEPTH = 6
-MAX_GROUPS = 24          # words of a long query kept (those that carry it) — bounds its work
-NAMED_WEIGHT = 1.5       # a name, an identifier or a number weighs this much more when words are picked
-DATE_ONLY = 0.1          # a memory matching only the question's date, relative to its date score
+MAX_GROUPS = 24  # words of a long query kept (those that carry it) — bounds its work
+NAMED_WEIGHT = 1.5  # a name, an identifier or a number weighs this much more when words are picked
+DATE_ONLY = 0.1  # a memory matching only the question's date, relative to its date score
 
 
 @dataclass
 class Candidate:
     bm25: float
-    via: str = "flat"        # flat | descent | both | correction
-    date: bool = False       # in the date range the question names
-    clue: bool = False       # matches the clue too
+    via: str = "flat"  # flat | descent | both | correction
+    date: bool = False  # in the date range the question names
+    clue: bool = False  # matches the clue too
 
 
 @dataclass
 class Gathered:
-    candidates: dict[int, Candidate] = field(default_factory=dict)   # by Whoosh document number
-    folder_score: dict[str, float] = field(default_factory=dict)     # folders the descent kept (0-1)
-    reads: int = 0                                                    # documents scored
-    message: str = ""                                                 # why there is nothing
+    candidates: dict[int, Candidate] = field(default_factory=dict)  # by Whoosh document number
+    folder_score: dict[str, float] = field(default_factory=dict)  # folders the descent kept (0-1)
+    reads: int = 0  # documents scored
+    message: str = ""  # why there is nothing
 
 
 def bounded(s, pq: ParsedQuery) -> ParsedQuery:
@@ -72,8 +74,9 @@ def bounded(s, pq: ParsedQuery) -> ParsedQuery:
     return ParsedQuery(pq.text, [g for g in pq.groups if g.word in keep], pq.spans)
 
 
-def gather(s, pq: ParsedQuery, cq: ParsedQuery | None, level, under: str, scopes: tuple[str, ...],
-           beam: int = BEAM) -> Gathered:
+def gather(
+    s, pq: ParsedQuery, cq: ParsedQuery | None, level, under: str, scopes: tuple[str, ...], beam: int = BEAM
+) -> Gathered:
     out = Gathered()
     tq, dq = text_query(pq), date_query(pq)
     if tq is None and dq is None:
@@ -129,9 +132,12 @@ def gather(s, pq: ParsedQuery, cq: ParsedQuery | None, level, under: str, scopes
     return out
 
 
-SUMMARY_LIMIT = 2000      # folder summaries scored in the descent's one query
-def descend(s, q, memory_q, scopes, start: str, cand: dict[int, Candidate],
-            beam: int = BEAM) -> tuple[dict[str, float], int]:
+SUMMARY_LIMIT = 2000  # folder summaries scored in the descent's one query
+
+
+def descend(
+    s, q, memory_q, scopes, start: str, cand: dict[int, Candidate], beam: int = BEAM
+) -> tuple[dict[str, float], int]:
     """Walk the tree from `start`: rank the child folders by their summaries, keep a beam, go
     down; then read the memories of every folder reached with one query.
 
@@ -157,7 +163,7 @@ def descend(s, q, memory_q, scopes, start: str, cand: dict[int, Candidate],
         reads += hits.scored_length()
         children: dict[str, list[tuple[float, str]]] = {}
         for docnum, score in hits.items():
-            f = stored(s, docnum)["folder"]   # kept per segment: reading it unpickles the summary
+            f = stored(s, docnum)["folder"]  # kept per segment: reading it unpickles the summary
             if f == start or not f.startswith(start):
                 continue
             children.setdefault(f.rsplit("/", 1)[0] if "/" in f else "", []).append((float(score), f))

@@ -10,6 +10,7 @@ what its neighbour matched. Save order is `created`, then the id (ids are time-o
 Neighbours are found in the index's sorted `order` terms ("folder, created, id"): a folder's
 terms are read once per segment and kept (`folder_terms`), so the cost does not grow with the vault.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -23,9 +24,9 @@ from .documents import is_archived, order_key, saved_at, stamp
 from .postings import docs, stored
 from .scoring import OUTDATED_FACTOR, Scored, as_of_view
 
-SITTING = dt.timedelta(minutes=30)   # two saves further apart than this are not one conversation
-TOP = 5                              # the best hits whose neighbours are looked at
-FOLDER_LIMIT = 5000                  # a folder's saves kept per segment, at most
+SITTING = dt.timedelta(minutes=30)  # two saves further apart than this are not one conversation
+TOP = 5  # the best hits whose neighbours are looked at
+FOLDER_LIMIT = 5000  # a folder's saves kept per segment, at most
 
 
 def neighbours(s, items: list[Scored], top: int = TOP) -> dict[int, list[int]]:
@@ -98,8 +99,9 @@ def _live(s, term: str) -> int | None:
     return next(iter(docs(s, "order", term)), None)
 
 
-def with_context(s, items: list[Scored], share: float, scopes: tuple[str, ...], as_of: str | None = None,
-                 top: int = TOP) -> list[Scored]:
+def with_context(
+    s, items: list[Scored], share: float, scopes: tuple[str, ...], as_of: str | None = None, top: int = TOP
+) -> list[Scored]:
     """`items` (best first) with each of the best `top` lending `share` of its score to its
     neighbours; a neighbour not yet a candidate joins (via "context", `lent_by` its neighbour)."""
     if share <= 0 or not items:

@@ -9,6 +9,7 @@ says "yesterday" is about the day before it was said); for a query it is today (
 `when_terms(spans)` turns spans into the keyword terms indexed in the `when` field: `y2023`,
 `m2023-05`, `d2023-05-07`, and `M05` (a month whatever the year, for "in May").
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -17,34 +18,123 @@ from dataclasses import dataclass
 
 MONTHS = {
     # English
-    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
-    "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9,
-    "sep": 9, "sept": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
+    "january": 1,
+    "jan": 1,
+    "february": 2,
+    "feb": 2,
+    "march": 3,
+    "mar": 3,
+    "april": 4,
+    "apr": 4,
+    "may": 5,
+    "june": 6,
+    "jun": 6,
+    "july": 7,
+    "jul": 7,
+    "august": 8,
+    "aug": 8,
+    "september": 9,
+    "sep": 9,
+    "sept": 9,
+    "october": 10,
+    "oct": 10,
+    "november": 11,
+    "nov": 11,
+    "december": 12,
+    "dec": 12,
     # Spanish
-    "enero": 1, "febrero": 2, "marzo": 3, "abril": 4, "mayo": 5, "junio": 6, "julio": 7,
-    "agosto": 8, "septiembre": 9, "setiembre": 9, "octubre": 10, "noviembre": 11, "diciembre": 12,
+    "enero": 1,
+    "febrero": 2,
+    "marzo": 3,
+    "abril": 4,
+    "mayo": 5,
+    "junio": 6,
+    "julio": 7,
+    "agosto": 8,
+    "septiembre": 9,
+    "setiembre": 9,
+    "octubre": 10,
+    "noviembre": 11,
+    "diciembre": 12,
 }
 _FULL_MONTHS = {k for k in MONTHS if len(k) > 4 or k in ("may", "june", "july", "mayo")}
 _MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
-_WEEKDAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5,
-             "sunday": 6, "lunes": 0, "martes": 1, "miercoles": 2, "miércoles": 2, "jueves": 3,
-             "viernes": 4, "sabado": 5, "sábado": 5, "domingo": 6}
+_WEEKDAYS = {
+    "monday": 0,
+    "tuesday": 1,
+    "wednesday": 2,
+    "thursday": 3,
+    "friday": 4,
+    "saturday": 5,
+    "sunday": 6,
+    "lunes": 0,
+    "martes": 1,
+    "miercoles": 2,
+    "miércoles": 2,
+    "jueves": 3,
+    "viernes": 4,
+    "sabado": 5,
+    "sábado": 5,
+    "domingo": 6,
+}
 _WD_RE = "|".join(sorted(_WEEKDAYS, key=len, reverse=True))
-_UNITS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month",
-          "months": "month", "year": "year", "years": "year", "dia": "day", "dias": "day",
-          "día": "day", "días": "day", "semana": "week", "semanas": "week", "mes": "month",
-          "meses": "month", "año": "year", "años": "year", "ano": "year", "anos": "year",
-          "天": "day", "周": "week", "星期": "week", "个月": "month", "月": "month", "年": "year"}
-_NUMS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-         "seven": 7, "eight": 8, "nine": 9, "ten": 10, "un": 1, "una": 1, "dos": 2, "tres": 3,
-         "cuatro": 4, "cinco": 5, "couple": 2, "few": 3}
+_UNITS = {
+    "day": "day",
+    "days": "day",
+    "week": "week",
+    "weeks": "week",
+    "month": "month",
+    "months": "month",
+    "year": "year",
+    "years": "year",
+    "dia": "day",
+    "dias": "day",
+    "día": "day",
+    "días": "day",
+    "semana": "week",
+    "semanas": "week",
+    "mes": "month",
+    "meses": "month",
+    "año": "year",
+    "años": "year",
+    "ano": "year",
+    "anos": "year",
+    "天": "day",
+    "周": "week",
+    "星期": "week",
+    "个月": "month",
+    "月": "month",
+    "年": "year",
+}
+_NUMS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "un": 1,
+    "una": 1,
+    "dos": 2,
+    "tres": 3,
+    "cuatro": 4,
+    "cinco": 5,
+    "couple": 2,
+    "few": 3,
+}
 
 
 @dataclass(frozen=True)
 class Span:
     start: dt.date
-    end: dt.date          # inclusive
-    grain: str            # "day" | "week" | "month" | "year" | "month-any" (a month, any year)
+    end: dt.date  # inclusive
+    grain: str  # "day" | "week" | "month" | "year" | "month-any" (a month, any year)
     chars: tuple[int, int] = (0, 0)
 
 
@@ -97,20 +187,50 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("dmy_num", re.compile(rf"\b(\d{{1,2}})/(\d{{1,2}})/({_YEAR})\b")),
     ("zh_ymd", re.compile(rf"({_YEAR})年(?:(\d{{1,2}})月(?:(\d{{1,2}})[日号])?)?")),
     ("zh_md", re.compile(r"(?<![\d年])(\d{1,2})月(\d{1,2})[日号]")),
-    ("d_month_y", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:de\s+|of\s+)?({_MONTH_RE})\.?(?:,?\s+(?:de\s+|del\s+)?({_YEAR}))?\b", re.I)),
+    (
+        "d_month_y",
+        re.compile(
+            rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:de\s+|of\s+)?({_MONTH_RE})\.?(?:,?\s+(?:de\s+|del\s+)?({_YEAR}))?\b",
+            re.I,
+        ),
+    ),
     ("month_d_y", re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+({_YEAR})\b)?", re.I)),
     ("month_y", re.compile(rf"\b({_MONTH_RE})\.?,?\s+(?:de\s+|del\s+|of\s+)?({_YEAR})\b", re.I)),
     ("ym", re.compile(rf"\b({_YEAR})-(\d{{2}})\b(?!-)")),
-    ("last_month_name", re.compile(rf"\b(?:last|past|this|el\s+pasado|pasado)\s+({_MONTH_RE})\b|\b({_MONTH_RE})\s+pasado\b", re.I)),
+    (
+        "last_month_name",
+        re.compile(rf"\b(?:last|past|this|el\s+pasado|pasado)\s+({_MONTH_RE})\b|\b({_MONTH_RE})\s+pasado\b", re.I),
+    ),
     ("in_month", re.compile(rf"\b(?:in|en|during|since|durante)\s+({_MONTH_RE})\b", re.I)),
-    ("ago", re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple|few)\s+(?:of\s+)?(days?|weeks?|months?|years?)\s+ago\b", re.I)),
-    ("hace", re.compile(r"\bhace\s+(\d+|un|una|dos|tres|cuatro|cinco)\s+(d[ií]as?|semanas?|mes(?:es)?|a[ñn]os?)\b", re.I)),
+    (
+        "ago",
+        re.compile(
+            r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple|few)\s+(?:of\s+)?(days?|weeks?|months?|years?)\s+ago\b",
+            re.I,
+        ),
+    ),
+    (
+        "hace",
+        re.compile(r"\bhace\s+(\d+|un|una|dos|tres|cuatro|cinco)\s+(d[ií]as?|semanas?|mes(?:es)?|a[ñn]os?)\b", re.I),
+    ),
     ("zh_ago", re.compile(r"(\d+)\s*(天|周|星期|个月|年)前")),
-    ("rel_en", re.compile(r"\b(today|tonight|this morning|yesterday|the day before yesterday|tomorrow|"
-                          r"(?:last|this|past|previous|next)\s+(?:week(?:end)?|month|year))\b", re.I)),
-    ("rel_es", re.compile(r"\b(hoy|anteayer|antes de ayer|ayer|ma[ñn]ana|"
-                          r"(?:la|esta)\s+semana(?:\s+pasada)?|(?:el|este)\s+mes(?:\s+pasado)?|"
-                          r"(?:el|este)\s+a[ñn]o(?:\s+pasado)?|el\s+fin\s+de\s+semana(?:\s+pasado)?)\b", re.I)),
+    (
+        "rel_en",
+        re.compile(
+            r"\b(today|tonight|this morning|yesterday|the day before yesterday|tomorrow|"
+            r"(?:last|this|past|previous|next)\s+(?:week(?:end)?|month|year))\b",
+            re.I,
+        ),
+    ),
+    (
+        "rel_es",
+        re.compile(
+            r"\b(hoy|anteayer|antes de ayer|ayer|ma[ñn]ana|"
+            r"(?:la|esta)\s+semana(?:\s+pasada)?|(?:el|este)\s+mes(?:\s+pasado)?|"
+            r"(?:el|este)\s+a[ñn]o(?:\s+pasado)?|el\s+fin\s+de\s+semana(?:\s+pasado)?)\b",
+            re.I,
+        ),
+    ),
     ("rel_zh", re.compile(r"(今天|昨天|前天|明天|上周|上个星期|上星期|这周|本周|上个月|这个月|本月|去年|今年|前年)")),
     ("weekday", re.compile(rf"\b(?:last|past|on|this|el|el\s+pasado)\s+({_WD_RE})\b", re.I)),
     ("in_year", re.compile(rf"\b(?:in|en|during|since|of|del|de|year|año)\s+({_YEAR})\b", re.I)),
@@ -122,10 +242,26 @@ _MONTH_WORDS = frozenset(MONTHS)
 _WD_WORDS = frozenset(_WEEKDAYS)
 _REL_EN = frozenset("today tonight morning yesterday tomorrow last this past previous next day".split())
 _REL_ES = frozenset("hoy anteayer ayer mañana manana semana mes año ano fin".split())
-_GATE = {"iso": "digits", "dmy_num": "digits", "zh_ymd": "digits", "zh_md": "digits", "d_month_y": "digits",
-         "month_d_y": "digits", "month_y": "digits", "ym": "digits", "last_month_name": "month",
-         "in_month": "month", "ago": "ago", "hace": "hace", "zh_ago": "digits", "rel_en": "rel_en",
-         "rel_es": "rel_es", "rel_zh": "rel_zh", "weekday": "weekday", "in_year": "digits"}
+_GATE = {
+    "iso": "digits",
+    "dmy_num": "digits",
+    "zh_ymd": "digits",
+    "zh_md": "digits",
+    "d_month_y": "digits",
+    "month_d_y": "digits",
+    "month_y": "digits",
+    "ym": "digits",
+    "last_month_name": "month",
+    "in_month": "month",
+    "ago": "ago",
+    "hace": "hace",
+    "zh_ago": "digits",
+    "rel_en": "rel_en",
+    "rel_es": "rel_es",
+    "rel_zh": "rel_zh",
+    "weekday": "weekday",
+    "in_year": "digits",
+}
 
 
 def find_dates(text: str, ref: dt.date | None) -> list[Span]:
@@ -278,8 +414,16 @@ def _relative(w: str, ref: dt.date):
     if w in ("tomorrow", "mañana", "manana", "明天"):
         return ref + day, ref + day, "day"
     monday = ref - dt.timedelta(days=ref.weekday())
-    if w in ("last week", "past week", "previous week", "la semana pasada", "semana pasada",
-             "上周", "上个星期", "上星期"):
+    if w in (
+        "last week",
+        "past week",
+        "previous week",
+        "la semana pasada",
+        "semana pasada",
+        "上周",
+        "上个星期",
+        "上星期",
+    ):
         return monday - 7 * day, monday - day, "week"
     if w in ("this week", "esta semana", "la semana", "这周", "本周"):
         return monday, monday + 6 * day, "week"

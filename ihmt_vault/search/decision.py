@@ -8,6 +8,7 @@
   and nothing in the question tells them apart (a clue then picks one);
 - found: otherwise.
 """
+
 from __future__ import annotations
 
 import math
@@ -33,9 +34,9 @@ class Weight:
 class Decision:
     status: str
     message: str = ""
-    tied: list[Scored] = field(default_factory=list)   # the ambiguous candidates
-    coverage: float = 0.0                 # share of the question's weight (idf) the best memory holds
-    margin: float = 0.0                   # how far the best stands out from the next: 1 - score2/score1
+    tied: list[Scored] = field(default_factory=list)  # the ambiguous candidates
+    coverage: float = 0.0  # share of the question's weight (idf) the best memory holds
+    margin: float = 0.0  # how far the best stands out from the next: 1 - score2/score1
 
 
 def weights(s, pq: ParsedQuery, n_docs: int) -> dict[str, Weight]:
@@ -63,7 +64,7 @@ def matched(pq: ParsedQuery, top: list[Scored]) -> list[set[str]]:
     return out
 
 
-LONG_QUERY = 8     # query words past which a memory is not expected to hold them all
+LONG_QUERY = 8  # query words past which a memory is not expected to hold them all
 
 
 def memory_coverage(s, pq: ParsedQuery, data, n_docs: int) -> float:
@@ -72,11 +73,12 @@ def memory_coverage(s, pq: ParsedQuery, data, n_docs: int) -> float:
     own = analysis.term_set(" ".join([data.get("title") or "", data.get("body") or ""]), data.get("lang"))
     if not own:
         return 0.0
-    asked = set(analysis.analyze(pq.text))   # all of the query, not only the words picked to search
+    asked = set(analysis.analyze(pq.text))  # all of the query, not only the words picked to search
 
     def idf(t):
         df = memory_df(s, t)
         return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+
     weights = {t: idf(t) for t in own}
     return sum(w for t, w in weights.items() if t in asked) / (sum(weights.values()) or 1.0)
 
@@ -94,8 +96,7 @@ def long_query_link(w: dict[str, Weight], m0: set[str], n_docs: int, common_df: 
     return len(telling) >= 2 and sum(telling) >= 2 * idf_at(n_docs, common_df)
 
 
-def decide(s, pq: ParsedQuery, top: list[Scored], not_found_coverage: float = 0.2,
-           tie: float = 0.8) -> Decision:
+def decide(s, pq: ParsedQuery, top: list[Scored], not_found_coverage: float = 0.2, tie: float = 0.8) -> Decision:
     """`not_found_coverage`: below it the best memory holds too little of the question;
     `tie`: memories scoring within this ratio of the best may be ambiguous with it."""
     if not top:
@@ -116,12 +117,12 @@ def decide(s, pq: ParsedQuery, top: list[Scored], not_found_coverage: float = 0.
         distinctive = [x for x in m0 if w[x].df <= common_df]
         # a long query (a dialogue) is not answered by one memory holding much of it: two of its
         # distinctive words in the best memory, or their weight in fairly rare ones, are a real link
-        linked = len(pq.groups) > LONG_QUERY and (len(distinctive) >= 2 or (
-            bool(distinctive) and long_query_link(w, m0, n_docs, common_df)))
+        linked = len(pq.groups) > LONG_QUERY and (
+            len(distinctive) >= 2 or (bool(distinctive) and long_query_link(w, m0, n_docs, common_df))
+        )
         if not m0 or (not distinctive and cov < 0.5) or (cov < not_found_coverage and not linked):
             words = ", ".join(sorted(x if x != DATE_GROUP else "the date" for x in m0)) or "nothing"
-            return Decision(NOT_FOUND, f"Only common or stray words matched ({words}).", coverage=cov,
-                            margin=margin)
+            return Decision(NOT_FOUND, f"Only common or stray words matched ({words}).", coverage=cov, margin=margin)
     # ambiguity: several memories match the query's distinctive words equally well, and nothing
     # in the question tells them apart
     tied = []
@@ -133,8 +134,9 @@ def decide(s, pq: ParsedQuery, top: list[Scored], not_found_coverage: float = 0.
     if len(tied) >= 2 and len(groups) <= 2:
         titles = {(x.data.get("title") or "").strip().lower() for x in tied}
         if len(titles) == len(tied) and all(title_has_all(pq, x.data) for x in tied):
-            return Decision(AMBIGUOUS, "Several memories match equally; a clue would tell them apart.", tied[:5], cov,
-                            margin)
+            return Decision(
+                AMBIGUOUS, "Several memories match equally; a clue would tell them apart.", tied[:5], cov, margin
+            )
     return Decision(FOUND, coverage=cov, margin=margin)
 
 
@@ -143,7 +145,7 @@ def distinguish(cands: list[Hit], pq: ParsedQuery) -> None:
     own = [analysis.term_set(f"{h.title} {h.body}") for h in cands]
     asked = set(pq.terms)
     for i, h in enumerate(cands):
-        others = set().union(*(own[:i] + own[i + 1:])) if len(own) > 1 else set()
+        others = set().union(*(own[:i] + own[i + 1 :])) if len(own) > 1 else set()
         unique = own[i] - others - asked
         sents = [x for x in SENTENCE.split(h.body or "") if x.strip()][:200]
         best, best_n = h.snippet, 0

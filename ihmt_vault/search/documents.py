@@ -4,6 +4,7 @@ Each document carries its folder, its parent and ancestors (so one query can be 
 level), its depth, status, date and what it supersedes; `data` holds everything a hit shows, so
 answering never reads the vault's files.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -16,29 +17,29 @@ from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 from . import analysis, dates
 
 SCHEMA_VERSION = 8
-NO_PARENT = "\x00"   # the root summary has no parent folder
+NO_PARENT = "\x00"  # the root summary has no parent folder
 
 
 @dataclass
 class Doc:
     """One searchable document: a memory, or a folder's summary (its index.md)."""
 
-    key: str                    # unique: the memory id, or "dir:" + folder for a summary
-    kind: str                   # "memory" | "summary"
-    path: str                   # vault-relative POSIX path of the file
-    folder: str                 # vault-relative folder ("" for the root)
-    depth: int                  # folder depth: 0 for the root, 1 for "work", 2 for "work/infra"
+    key: str  # unique: the memory id, or "dir:" + folder for a summary
+    kind: str  # "memory" | "summary"
+    path: str  # vault-relative POSIX path of the file
+    folder: str  # vault-relative folder ("" for the root)
+    depth: int  # folder depth: 0 for the root, 1 for "work", 2 for "work/infra"
     title: str
     body: str
-    id: str = ""                # memory id ("" for a summary)
+    id: str = ""  # memory id ("" for a summary)
     tags: list[str] = field(default_factory=list)
     type: str = "note"
-    status: str = "active"      # active | outdated | archived
-    date: str | None = None     # ISO date (YYYY-MM-DD) or None
+    status: str = "active"  # active | outdated | archived
+    date: str | None = None  # ISO date (YYYY-MM-DD) or None
     supersedes: list[str] = field(default_factory=list)
     superseded_by: list[str] = field(default_factory=list)
     pinned: bool = False
-    source: str = ""            # who saved it / whom it is from
+    source: str = ""  # who saved it / whom it is from
     created: str | None = None  # when it was saved (ISO timestamp): its age when it has no `date`
 
 
@@ -50,22 +51,22 @@ def make_schema() -> Schema:
     return Schema(
         key=ID(unique=True, stored=True),
         kind=ID(stored=True),
-        scope=ID(),                      # mem | arc | sum | arcsum
+        scope=ID(),  # mem | arc | sum | arcsum
         id=ID(stored=True),
         folder=ID(stored=True),
-        parent=ID(),                     # memory: its folder; summary: the parent of its folder
-        anc=KEYWORD(commas=True, lowercase=False),   # the folder and its ancestors
+        parent=ID(),  # memory: its folder; summary: the parent of its folder
+        anc=KEYWORD(commas=True, lowercase=False),  # the folder and its ancestors
         depth=ID(stored=True),
-        title=_tokens_field(),           # memories: title + tags (when the title says more than the body's start)
-        body=_tokens_field(),            # memories: the text
-        stitle=_tokens_field(),          # summaries: folder title + keywords
-        sbody=_tokens_field(),           # summaries: the index.md text
+        title=_tokens_field(),  # memories: title + tags (when the title says more than the body's start)
+        body=_tokens_field(),  # memories: the text
+        stitle=_tokens_field(),  # summaries: folder title + keywords
+        sbody=_tokens_field(),  # summaries: the index.md text
         when=KEYWORD(lowercase=False),
         day=NUMERIC(int, bits=32, signed=False),
         status=ID(stored=True),
-        sup=KEYWORD(commas=True, lowercase=False),   # ids this one supersedes
-        order=ID(),                       # memories: "folder, created, id", the order they were saved in
-        data=STORED(),                   # everything shown in a hit
+        sup=KEYWORD(commas=True, lowercase=False),  # ids this one supersedes
+        order=ID(),  # memories: "folder, created, id", the order they were saved in
+        data=STORED(),  # everything shown in a hit
     )
 
 
@@ -143,17 +144,41 @@ def fields_of(doc: Doc) -> dict:
         scope = "arc" if archived else "mem"
         parent = doc.folder
     f: dict[str, object] = dict(
-        key=doc.key, kind=doc.kind, scope=scope, id=doc.id or "", folder=doc.folder,
-        parent=parent, anc=",".join(ancestors(doc.folder)), depth=str(doc.depth),
-        **{("stitle" if doc.kind == "summary" else "title"): " ".join(title_terms),
-           ("sbody" if doc.kind == "summary" else "body"): " ".join(body_terms)},
-        when=" ".join(when), status=doc.status or "active", sup=",".join(doc.supersedes or []),
-        data=dict(title=doc.title, body=doc.body, path=doc.path, folder=doc.folder, id=doc.id,
-                  kind=doc.kind, date=(ddate.isoformat() if ddate else None), status=doc.status,
-                  tags=list(doc.tags or []), type=doc.type, lang=lang, pinned=bool(doc.pinned),
-                  supersedes=list(doc.supersedes or []), superseded_by=list(doc.superseded_by or []),
-                  source=doc.source, depth=doc.depth, created=doc.created,
-                  since=(ddate.isoformat() if ddate else (doc.created or "")[:10] or None)),
+        key=doc.key,
+        kind=doc.kind,
+        scope=scope,
+        id=doc.id or "",
+        folder=doc.folder,
+        parent=parent,
+        anc=",".join(ancestors(doc.folder)),
+        depth=str(doc.depth),
+        **{
+            ("stitle" if doc.kind == "summary" else "title"): " ".join(title_terms),
+            ("sbody" if doc.kind == "summary" else "body"): " ".join(body_terms),
+        },
+        when=" ".join(when),
+        status=doc.status or "active",
+        sup=",".join(doc.supersedes or []),
+        data=dict(
+            title=doc.title,
+            body=doc.body,
+            path=doc.path,
+            folder=doc.folder,
+            id=doc.id,
+            kind=doc.kind,
+            date=(ddate.isoformat() if ddate else None),
+            status=doc.status,
+            tags=list(doc.tags or []),
+            type=doc.type,
+            lang=lang,
+            pinned=bool(doc.pinned),
+            supersedes=list(doc.supersedes or []),
+            superseded_by=list(doc.superseded_by or []),
+            source=doc.source,
+            depth=doc.depth,
+            created=doc.created,
+            since=(ddate.isoformat() if ddate else (doc.created or "")[:10] or None),
+        ),
     )
     order = order_key(doc.folder, doc.created, doc.id) if doc.kind == "memory" else ""
     if order:

@@ -5,6 +5,7 @@ ranking, the date the question names, a level-wise descent of the tree, the clue
 (`scoring.py`), optionally fuse in other rankers (`rankers.py`), and decide what was found
 (`decision.py`). This module owns the index files and puts the stages together.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -32,9 +33,9 @@ from .result import AMBIGUOUS, NOT_FOUND, SearchResult, estimate_tokens
 from .settings import SearchSettings
 
 STATE_FILE = "ihmt-state.json"
-SMALL_SEGMENTS = 2       # small segments (beside the largest) before they are merged into one
-OPTIMIZE_SHARE = 0.10    # small segments holding this share of the largest one's documents: merge all
-ARCHIVE_MARGIN = 0.15    # how much more of the question an archived answer must hold to replace a live one
+SMALL_SEGMENTS = 2  # small segments (beside the largest) before they are merged into one
+OPTIMIZE_SHARE = 0.10  # small segments holding this share of the largest one's documents: merge all
+ARCHIVE_MARGIN = 0.15  # how much more of the question an archived answer must hold to replace a live one
 
 
 def segment_policy(writer, segments):
@@ -44,6 +45,7 @@ def segment_policy(writer, segments):
     segment, and once they hold `OPTIMIZE_SHARE` of the largest's documents everything is merged.
     Returns the segments kept as they are (the merged ones are added to the writer)."""
     from whoosh.reading import SegmentReader
+
     if len(segments) <= SMALL_SEGMENTS:
         return list(segments)
     big = max(segments, key=lambda x: x.doc_count_all())
@@ -59,12 +61,14 @@ def segment_policy(writer, segments):
 def summary_hash(fields: dict) -> str:
     """What a summary's document holds for search (its analysed fields, not its stored text)."""
     import hashlib
+
     text = "\x00".join(str(fields.get(k, "")) for k in ("stitle", "sbody", "when", "parent", "anc", "scope"))
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
 
 
 class IndexUnavailable(Exception):
     """The index is missing, unreadable or of an older schema: rebuild it from the vault."""
+
 
 def _storage(path: Path) -> FileStorage:
     """Plain reads, no mmap: a segment file truncated under an open searcher (another process
@@ -77,7 +81,7 @@ def _retry(fn, attempts: int = 5, delay: float = 0.02):
     for i in range(attempts):
         try:
             return fn()
-        except (FileNotFoundError, OSError, EOFError) as e:   # a writer cleaning up under us
+        except (FileNotFoundError, OSError, EOFError) as e:  # a writer cleaning up under us
             last = e
             time.sleep(delay * (i + 1))
     raise IndexUnavailable(f"search index unreadable: {last}")
@@ -86,10 +90,15 @@ def _retry(fn, attempts: int = 5, delay: float = 0.02):
 class SearchIndex:
     """One vault's search index, kept in `cache_dir/index` (see the package docstring)."""
 
-    def __init__(self, cache_dir: Path, today: Callable[[], dt.date] | dt.date | None = None,
-                 rankers: Sequence[Ranker] = (), settings: SearchSettings | None = None):
+    def __init__(
+        self,
+        cache_dir: Path,
+        today: Callable[[], dt.date] | dt.date | None = None,
+        rankers: Sequence[Ranker] = (),
+        settings: SearchSettings | None = None,
+    ):
         self.cache_dir = Path(cache_dir)
-        self.rankers = list(rankers)   # optional rankers fused with the lexical order
+        self.rankers = list(rankers)  # optional rankers fused with the lexical order
         self.settings = settings or SearchSettings()
         self.dir = self.cache_dir / "index"
         self._today = today
@@ -318,13 +327,24 @@ class SearchIndex:
             ix = self._open_ix()
             w = ix.writer(timeout=10, delay=0.05)
             w.commit(optimize=True)
-            self._write_state({k: v for k, v in (self._read_state_file() or {}).items() if k not in ("_schema", "files")})
+            self._write_state(
+                {k: v for k, v in (self._read_state_file() or {}).items() if k not in ("_schema", "files")}
+            )
 
     # ----------------------------------------------------------------- reading
-    def search(self, query: str, k: int = 10, clue: str | None = None, level: int | None = None,
-               under: str | None = None, detail: str = "compact", budget_tokens: int = 900,
-               include_archived: str | bool = "fallback", today: dt.date | None = None,
-               as_of: str | None = None) -> SearchResult:
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        clue: str | None = None,
+        level: int | None = None,
+        under: str | None = None,
+        detail: str = "compact",
+        budget_tokens: int = 900,
+        include_archived: str | bool = "fallback",
+        today: dt.date | None = None,
+        as_of: str | None = None,
+    ) -> SearchResult:
         """Answer a query (see the package docstring). Raises IndexUnavailable, never returns junk.
 
         - `k`: hits returned (ranked); `clue`: words that pick among ambiguous candidates (memories
@@ -339,9 +359,10 @@ class SearchIndex:
           counts as current.
         - `detail`/`budget_tokens`: how `result.render()` renders; `result.tokens` is its size.
         """
-        with self._lock:   # one searcher per SearchIndex: threads take turns (a query is milliseconds)
-            return self._search_locked(query, k, clue, level, under, detail, budget_tokens, include_archived,
-                                       today, as_of)
+        with self._lock:  # one searcher per SearchIndex: threads take turns (a query is milliseconds)
+            return self._search_locked(
+                query, k, clue, level, under, detail, budget_tokens, include_archived, today, as_of
+            )
 
     def _search_locked(self, query, k, clue, level, under, detail, budget_tokens, include_archived, today, as_of):
         s = self._fresh_searcher()
@@ -391,8 +412,17 @@ class SearchIndex:
     # ----------------------------------------------------------------- the engine
 
     # ----------------------------------------------------------------- the three stages
-    def _search(self, s, pq: ParsedQuery, cq: ParsedQuery | None, k: int, level, under: str,
-                scopes: tuple[str, ...], as_of: str | None = None) -> SearchResult:
+    def _search(
+        self,
+        s,
+        pq: ParsedQuery,
+        cq: ParsedQuery | None,
+        k: int,
+        level,
+        under: str,
+        scopes: tuple[str, ...],
+        as_of: str | None = None,
+    ) -> SearchResult:
         res = SearchResult(status=NOT_FOUND)
         pq = bounded(s, pq)
         res.words = [g.word for g in pq.groups]

@@ -1,4 +1,5 @@
 """How a parsed query becomes Whoosh queries, how they are scored, and what a document matched."""
+
 from __future__ import annotations
 
 import math
@@ -9,11 +10,11 @@ from whoosh.query import And, ConstantScoreQuery, DisjunctionMax, Or, Term
 from . import analysis, postings
 from .query import ParsedQuery
 
-TITLE_BOOST = 2.0        # a term in the title (or tags) counts this much more than in the body
-BM25_K1, BM25_B = 1.0, 0.5    # memories are short and their length is rarely padding
+TITLE_BOOST = 2.0  # a term in the title (or tags) counts this much more than in the body
+BM25_K1, BM25_B = 1.0, 0.5  # memories are short and their length is rarely padding
 ALL_SCOPES = ("mem", "arc", "sum", "arcsum")
 DATE_GROUP = "\x00date"  # the question's date, as one more thing a memory can match
-QF_WEIGHT = lambda n: 1.0 + math.log(n)   # noqa: E731  the weight of a word said n times in the query
+QF_WEIGHT = lambda n: 1.0 + math.log(n)  # noqa: E731  the weight of a word said n times in the query
 
 
 class _BM25F(scoring.BM25F):
@@ -50,8 +51,11 @@ def run_scoped(s, q, restrict: list, scopes: tuple, limit: int):
         # (building a mask costs a pass over its documents on every query)
         possible = ("mem", "arc") if fields_of_query(q) <= MEMORY_FIELDS else ALL_SCOPES
         excluded = [x for x in possible if x not in scopes]
-        mask = (Or([Term("scope", x) for x in excluded]) if len(excluded) > 1 else Term("scope", excluded[0])) \
-            if excluded else None
+        mask = (
+            (Or([Term("scope", x) for x in excluded]) if len(excluded) > 1 else Term("scope", excluded[0]))
+            if excluded
+            else None
+        )
         full = And([q] + restrict) if restrict else q
         return ranked(s, full, limit, mask)
     allowed = Or([Term("scope", x) for x in scopes]) if len(scopes) > 1 else Term("scope", scopes[0])
@@ -73,8 +77,9 @@ def text_query(pq: ParsedQuery, summaries: bool = False, memories: bool = True):
     them (DisjunctionMax); an identifier's whole form and its parts add up (the exact identifier
     beats a text that only has its parts). The same term in title and body adds up (BM25F-like).
     """
-    fields = ([("title", TITLE_BOOST), ("body", 1.0)] if memories else []) + \
-             ([("stitle", TITLE_BOOST), ("sbody", 1.0)] if summaries else [])
+    fields = ([("title", TITLE_BOOST), ("body", 1.0)] if memories else []) + (
+        [("stitle", TITLE_BOOST), ("sbody", 1.0)] if summaries else []
+    )
     seen: set[str] = set()
     groups = []
     for g in pq.groups:

@@ -17,6 +17,7 @@ Invariants:
 - Bounded: at most `MAX_POSTINGS` postings and `MAX_STORED` documents' stored fields cached in
   all (oldest dropped first). Stored fields are shared: callers never change them.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -31,13 +32,13 @@ from whoosh.query import And, ConstantScoreQuery, DisjunctionMax, Or, Term
 MAX_POSTINGS = 2_000_000
 MAX_STORED = 50_000
 TERMS_PER_SEARCHER = 512
-_postings: OrderedDict[tuple, dict[int, int | float]] = OrderedDict()   # (segment, dels, field, term) → {doc: tf}
-_held = [0]                                                               # postings in `_postings`
-_lengths: OrderedDict[tuple, dict[int, int]] = OrderedDict()            # (segment, field) → {doc: length}
-_stored: OrderedDict[tuple, dict] = OrderedDict()                      # (segment, doc) → stored fields
-_terms: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()       # searcher → {(field, term, k1, b): scores}
-_df: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()          # searcher → {term: memories holding it}
-_lock = threading.Lock()   # the caches are shared by every vault a process has open
+_postings: OrderedDict[tuple, dict[int, int | float]] = OrderedDict()  # (segment, dels, field, term) → {doc: tf}
+_held = [0]  # postings in `_postings`
+_lengths: OrderedDict[tuple, dict[int, int]] = OrderedDict()  # (segment, field) → {doc: length}
+_stored: OrderedDict[tuple, dict] = OrderedDict()  # (segment, doc) → stored fields
+_terms: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # searcher → {(field, term, k1, b): scores}
+_df: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # searcher → {term: memories holding it}
+_lock = threading.Lock()  # the caches are shared by every vault a process has open
 
 
 class Unsupported(Exception):
@@ -60,8 +61,7 @@ class Hits(list):
         return [(h.docnum, h.score) for h in self]
 
 
-def search(s, q, limit: int, mask=None, k1: float = 1.2, b: dict[str, float] | None = None,
-           default_b: float = 0.75):
+def search(s, q, limit: int, mask=None, k1: float = 1.2, b: dict[str, float] | None = None, default_b: float = 0.75):
     """`s.search(q, limit=limit, mask=mask)`, evaluated here when the shapes allow it."""
     ev = _Evaluator(s, k1, b or {}, default_b)
     try:
@@ -185,7 +185,7 @@ class _Evaluator:
                 fl = seg.get(d)
                 if fl is None:
                     fl = seg[d] = reader.doc_field_length(d, field, 1)
-                out[d + offset] = idf * ((w * (k1 + 1)) / (w + k1 * ((1 - b) + b * fl / avg)))   # Whoosh's bm25()
+                out[d + offset] = idf * ((w * (k1 + 1)) / (w + k1 * ((1 - b) + b * fl / avg)))  # Whoosh's bm25()
         return out
 
     def postings(self, reader, field: str, text: str) -> dict[int, int | float]:

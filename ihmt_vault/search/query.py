@@ -1,4 +1,5 @@
 """A query as the engine sees it: groups of terms (one group per query word), and date spans."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -10,10 +11,10 @@ from . import analysis, dates
 
 @dataclass
 class Group:
-    word: str                 # as written in the query
-    terms: tuple[str, ...]    # index terms any of which stands for the word
+    word: str  # as written in the query
+    terms: tuple[str, ...]  # index terms any of which stands for the word
     ident: bool = False
-    count: int = 1            # how often the query says it (a long query repeats what it is about)
+    count: int = 1  # how often the query says it (a long query repeats what it is about)
 
 
 @dataclass

@@ -11,15 +11,16 @@ near the best (`NEAR`): it breaks ties the words leave, it cannot overturn a cle
 what was found is decided on the words before fusion. A ranker that fails is left out of that
 query (the lexical order stands).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-RRF_K = 60          # the usual constant: ranks far down the list count little
-POOL = 50           # lexical candidates a ranker re-orders, at most
-NEAR = 0.7          # ... and only those scoring within this ratio of the best: a ranker breaks near ties
+RRF_K = 60  # the usual constant: ranks far down the list count little
+POOL = 50  # lexical candidates a ranker re-orders, at most
+NEAR = 0.7  # ... and only those scoring within this ratio of the best: a ranker breaks near ties
 
 
 @dataclass(frozen=True)
@@ -36,8 +37,9 @@ class Ranker(Protocol):
         """The candidates' positions, best first (positions left out keep their lexical place)."""
 
 
-def fuse(query: str, items: list, rankers: Sequence[Ranker], view, score, near: float = NEAR,
-         pool_size: int = POOL) -> list:
+def fuse(
+    query: str, items: list, rankers: Sequence[Ranker], view, score, near: float = NEAR, pool_size: int = POOL
+) -> list:
     """`items` (best first) re-ordered by reciprocal-rank fusion with each ranker's order over the
     candidates scoring within `near` of the best (`score(item)`, at most `pool_size`);
     `view(item) -> RankItem`. The rest keep their order after the pool."""

@@ -1,4 +1,5 @@
 """What a search returns, and its rendering within a token budget."""
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -21,11 +22,11 @@ class Hit:
     status: str = "active"
     date: str | None = None
     notices: list[str] = field(default_factory=list)
-    trail: list[str] = field(default_factory=list)   # folders from the root down to the memory's
-    body: str = ""                                    # full text (for the best hit's rendering)
+    trail: list[str] = field(default_factory=list)  # folders from the root down to the memory's
+    body: str = ""  # full text (for the best hit's rendering)
     folder: str = ""
-    via: str = "flat"                                 # "descent" | "flat" | "both"
-    vault: str = ""                                   # the mounted vault it lives in ("": this one)
+    via: str = "flat"  # "descent" | "flat" | "both"
+    vault: str = ""  # the mounted vault it lives in ("": this one)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -33,14 +34,14 @@ class Hit:
 
 @dataclass
 class SearchResult:
-    status: str                                       # found | ambiguous | not_found
+    status: str  # found | ambiguous | not_found
     hits: list[Hit] = field(default_factory=list)
-    candidates: list[Hit] = field(default_factory=list)   # when ambiguous: one per referent
-    node_reads: int = 0                               # summaries and memories read
-    tokens: int = 0                                   # estimated tokens of render(detail)
-    archived_fallback: bool = False                   # hits come from the archive
-    coverage: float = 0.0                             # how much of the question (by idf) the answer holds
-    margin: float = 0.0                               # how far the best stands out: 1 - score2/score1
+    candidates: list[Hit] = field(default_factory=list)  # when ambiguous: one per referent
+    node_reads: int = 0  # summaries and memories read
+    tokens: int = 0  # estimated tokens of render(detail)
+    archived_fallback: bool = False  # hits come from the archive
+    coverage: float = 0.0  # how much of the question (by idf) the answer holds
+    margin: float = 0.0  # how far the best stands out: 1 - score2/score1
 
     @property
     def confidence(self) -> float:
@@ -49,10 +50,13 @@ class SearchResult:
         if self.status == NOT_FOUND or not self.hits:
             return 0.0
         return min(1.0, self.coverage) * (0.5 + 0.5 * min(1.0, self.margin))
+
     query: str = ""
-    words: list[str] = field(default_factory=list)    # the query's words the search used (a long query: the few that carry it)
+    words: list[str] = field(
+        default_factory=list
+    )  # the query's words the search used (a long query: the few that carry it)
     clue: str | None = None
-    message: str = ""                                 # why: which words matched / tied
+    message: str = ""  # why: which words matched / tied
     budget_tokens: int = 900
     detail: str = "compact"
 
@@ -118,16 +122,19 @@ def render(res: SearchResult, detail: str = "compact", budget_tokens: int = 900)
     width = 160 if detail != "full" else 220
     lines: list[str] = []
     if res.status == NOT_FOUND:
-        lines.append(f'NOT FOUND: no memory answers "{_one_line(res.query, 80)}".'
-                     + (f" {res.message}" if res.message else ""))
+        lines.append(
+            f'NOT FOUND: no memory answers "{_one_line(res.query, 80)}".' + (f" {res.message}" if res.message else "")
+        )
         if res.hits:
             lines.append("Weak matches:")
             for h in res.hits[:3]:
                 lines.append("- " + _line(h, detail, width))
         return _fit(lines, budget)
     if res.status == AMBIGUOUS:
-        lines.append(f'AMBIGUOUS: {len(res.candidates)} memories match "{_one_line(res.query, 60)}"'
-                     " — which one? Ask again with a clue (clue=...).")
+        lines.append(
+            f'AMBIGUOUS: {len(res.candidates)} memories match "{_one_line(res.query, 60)}"'
+            " — which one? Ask again with a clue (clue=...)."
+        )
         for i, h in enumerate(res.candidates, 1):
             lines.append(f"{i}. " + _line(h, detail, width))
             if h.snippet:

@@ -5,6 +5,7 @@ Outdated memories weigh `OUTDATED_FACTOR` and never rank above their correction;
 words alone did not find comes along with its outdated predecessor. `as_of` answers as things
 stood that day: later memories are left out, and a memory corrected only later counts as current.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,11 +20,11 @@ from .postings import stored
 from .query import ParsedQuery
 from .result import Hit
 
-FOLDER_WEIGHT = 0.25     # how much a memory's folder matching the query lifts it
-DATE_WEIGHT = 2.0        # lift of a memory dated (or naming a date) in the range the query names
-OUTDATED_FACTOR = 0.5    # outdated memories sink below their correction
-SAME_SUBJECT = 0.5       # share of the smaller memory's words the other holds: about the same subject
-NEWER_WINDOW = 5         # the top hits compared for a newer version of the same subject
+FOLDER_WEIGHT = 0.25  # how much a memory's folder matching the query lifts it
+DATE_WEIGHT = 2.0  # lift of a memory dated (or naming a date) in the range the query names
+OUTDATED_FACTOR = 0.5  # outdated memories sink below their correction
+SAME_SUBJECT = 0.5  # share of the smaller memory's words the other holds: about the same subject
+NEWER_WINDOW = 5  # the top hits compared for a newer version of the same subject
 CLUE_MATCH, CLUE_MISS = 2.0, 0.5
 
 
@@ -31,9 +32,9 @@ CLUE_MATCH, CLUE_MISS = 2.0, 0.5
 class Scored:
     score: float
     docnum: int
-    data: dict          # the stored document
+    data: dict  # the stored document
     cand: Candidate
-    newer: Scored | None = None   # a newer memory about the same subject that may change this one
+    newer: Scored | None = None  # a newer memory about the same subject that may change this one
     lent_by: Scored | None = None  # the neighbour that brought it in (via "context")
 
 
@@ -68,8 +69,9 @@ def _when(data: dict) -> str:
     return data.get("date") or data.get("since") or ""
 
 
-def newer_first(items: list[Scored], pq: ParsedQuery, window: int = NEWER_WINDOW,
-                same: float = SAME_SUBJECT) -> list[Scored]:
+def newer_first(
+    items: list[Scored], pq: ParsedQuery, window: int = NEWER_WINDOW, same: float = SAME_SUBJECT
+) -> list[Scored]:
     """The current version first, without an explicit `supersedes`: of two top hits that hold the
     same words of the question and are about the same subject (each holds `same` of the other's
     words, the smaller's measure), the newer is moved just above the older, which carries a "may
@@ -78,17 +80,19 @@ def newer_first(items: list[Scored], pq: ParsedQuery, window: int = NEWER_WINDOW
     out = list(items)
     top = out[:window]
     asked = set(pq.terms)
-    terms = {id(x): analysis.term_set(f"{x.data.get('title') or ''} {x.data.get('body') or ''}",
-                                            x.data.get("lang")) for x in top}
+    terms = {
+        id(x): analysis.term_set(f"{x.data.get('title') or ''} {x.data.get('body') or ''}", x.data.get("lang"))
+        for x in top
+    }
     for i, old in enumerate(top):
         if old.data.get("status") == "outdated" or not _when(old.data):
             continue
         a = terms[id(old)]
-        for new in top[i + 1:]:
+        for new in top[i + 1 :]:
             b = terms[id(new)]
             if not a or not b or a == b or _when(new.data) <= _when(old.data):
                 continue
-            if old.cand.date != new.cand.date:   # the question names the time of one of them
+            if old.cand.date != new.cand.date:  # the question names the time of one of them
                 continue
             if (a & asked) != (b & asked) or len(a & b) < same * min(len(a), len(b)):
                 continue
@@ -181,10 +185,20 @@ def make_hit(s, x: Scored, pq: ParsedQuery) -> Hit:
     if x.newer is not None and not notices:
         when = _when(x.newer.data)
         notices.append(f"may be outdated: {x.newer.data.get('id')}" + (f" ({when})" if when else ""))
-    return Hit(id=data.get("id") or "", title=data.get("title") or "", path=data.get("path") or "",
-               snippet=snippet(data.get("body") or "", pq), score=round(x.score, 4),
-               status=data.get("status") or "active", date=data.get("date"), notices=notices,
-               trail=ancestors(folder)[1:], body=data.get("body") or "", folder=folder, via=x.cand.via)
+    return Hit(
+        id=data.get("id") or "",
+        title=data.get("title") or "",
+        path=data.get("path") or "",
+        snippet=snippet(data.get("body") or "", pq),
+        score=round(x.score, 4),
+        status=data.get("status") or "active",
+        date=data.get("date"),
+        notices=notices,
+        trail=ancestors(folder)[1:],
+        body=data.get("body") or "",
+        folder=folder,
+        via=x.cand.via,
+    )
 
 
 SENTENCE = re.compile(r"(?<=[.!?。！？\n])\s*")

@@ -5,6 +5,7 @@ disk since it was last looked at (mtime and size per file), counts. It is derive
 it from the files and can drop and refill it at any time. WAL mode lets readers in other processes
 read while a writer writes.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,26 @@ from .notes import Memory, digest_of
 from .timeline import Fact, slot
 
 SCHEMA_VERSION = 4
-_COLUMNS = ("path", "id", "folder", "title", "type", "status", "date", "created", "pinned", "tags",
-            "supersedes", "superseded_by", "source", "first_line", "keywords", "mtime_ns", "size", "digest")
+_COLUMNS = (
+    "path",
+    "id",
+    "folder",
+    "title",
+    "type",
+    "status",
+    "date",
+    "created",
+    "pinned",
+    "tags",
+    "supersedes",
+    "superseded_by",
+    "source",
+    "first_line",
+    "keywords",
+    "mtime_ns",
+    "size",
+    "digest",
+)
 _JSON = {"tags", "supersedes", "superseded_by", "keywords"}
 
 
@@ -53,21 +72,23 @@ class Row(dict):
 
 
 class Catalog:
-    _NEWEST = "coalesce(date, substr(created, 1, 10)) DESC, created DESC, path"   # newest first
+    _NEWEST = "coalesce(date, substr(created, 1, 10)) DESC, created DESC, path"  # newest first
 
     def __init__(self, file: Path):
         file.parent.mkdir(parents=True, exist_ok=True)
         self.file = file
         self.db = sqlite3.connect(str(file), timeout=30, isolation_level=None, check_same_thread=False)
-        self._held: Counter | None = None    # keyword → live memories holding it (`keyword_holders`)
+        self._held: Counter | None = None  # keyword → live memories holding it (`keyword_holders`)
         self._held_n = 0
         self._held_version = None
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:
-            self.db.executescript("DROP TABLE IF EXISTS memories; DROP TABLE IF EXISTS meta; "
-                                  "DROP TABLE IF EXISTS facts; DROP TABLE IF EXISTS dirs;")
+            self.db.executescript(
+                "DROP TABLE IF EXISTS memories; DROP TABLE IF EXISTS meta; "
+                "DROP TABLE IF EXISTS facts; DROP TABLE IF EXISTS dirs;"
+            )
         self.db.executescript(f"""
             CREATE TABLE IF NOT EXISTS memories (
                 path TEXT PRIMARY KEY, id TEXT, folder TEXT, title TEXT, type TEXT, status TEXT,
@@ -96,23 +117,39 @@ class Catalog:
         self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     # -- writing ----------------------------------------------------------------------------------
-    def upsert(self, memory: Memory, first_line: str, keywords: list[str], mtime_ns: int, size: int,
-               facts: Sequence[Fact] = ()):
+    def upsert(
+        self, memory: Memory, first_line: str, keywords: list[str], mtime_ns: int, size: int, facts: Sequence[Fact] = ()
+    ):
         self._count(memory.path, -1)
         values = {
-            "path": memory.path, "id": memory.id, "folder": memory.folder, "title": memory.title,
-            "type": memory.type, "status": memory.status, "date": memory.date,
-            "created": memory.created, "pinned": int(memory.pinned), "tags": memory.tags,
-            "supersedes": memory.supersedes, "superseded_by": memory.superseded_by,
-            "source": memory.source, "first_line": first_line, "keywords": keywords,
-            "mtime_ns": mtime_ns, "size": size, "digest": digest_of(memory.body),
+            "path": memory.path,
+            "id": memory.id,
+            "folder": memory.folder,
+            "title": memory.title,
+            "type": memory.type,
+            "status": memory.status,
+            "date": memory.date,
+            "created": memory.created,
+            "pinned": int(memory.pinned),
+            "tags": memory.tags,
+            "supersedes": memory.supersedes,
+            "superseded_by": memory.superseded_by,
+            "source": memory.source,
+            "first_line": first_line,
+            "keywords": keywords,
+            "mtime_ns": mtime_ns,
+            "size": size,
+            "digest": digest_of(memory.body),
         }
         row = [json.dumps(values[c], ensure_ascii=False) if c in _JSON else values[c] for c in _COLUMNS]
-        self.db.execute(f"INSERT OR REPLACE INTO memories ({','.join(_COLUMNS)}) "
-                        f"VALUES ({','.join('?' * len(_COLUMNS))})", row)
+        self.db.execute(
+            f"INSERT OR REPLACE INTO memories ({','.join(_COLUMNS)}) VALUES ({','.join('?' * len(_COLUMNS))})", row
+        )
         self.db.execute("DELETE FROM facts WHERE path = ?", (memory.path,))
-        self.db.executemany("INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?)",
-                            [(memory.path, f.subject, f.attribute, f.value, *slot(f)) for f in facts])
+        self.db.executemany(
+            "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(memory.path, f.subject, f.attribute, f.value, *slot(f)) for f in facts],
+        )
         self._count(memory.path, +1)
 
     def delete(self, path: str):
@@ -184,7 +221,9 @@ class Catalog:
         """(Fact, day, memory id, title, status) for every recorded fact matching `where`."""
         cur = self.db.execute(
             "SELECT f.subject, f.attribute, f.value, coalesce(m.date, substr(m.created, 1, 10)), m.id, m.title, "
-            f"m.status FROM facts f JOIN memories m ON m.path = f.path {where} ORDER BY f.rowid", args)
+            f"m.status FROM facts f JOIN memories m ON m.path = f.path {where} ORDER BY f.rowid",
+            args,
+        )
         return [(Fact(s, a, v), day, i, t, st) for s, a, v, day, i, t, st in cur]
 
     def transaction(self):
@@ -200,8 +239,10 @@ class Catalog:
     # -- reading ----------------------------------------------------------------------------------
     def _rows(self, where: str = "", args: tuple = (), order: str = "path") -> list[Row]:
         cur = self.db.execute(f"SELECT {','.join(_COLUMNS)} FROM memories {where} ORDER BY {order}", args)
-        return [Row({c: json.loads(v) if c in _JSON and v else ([] if c in _JSON else v)
-                     for c, v in zip(_COLUMNS, r)}) for r in cur]
+        return [
+            Row({c: json.loads(v) if c in _JSON and v else ([] if c in _JSON else v) for c, v in zip(_COLUMNS, r)})
+            for r in cur
+        ]
 
     def by_id(self, id: str) -> list[Row]:
         return self._rows("WHERE id = ?", (id,))
@@ -231,8 +272,10 @@ class Catalog:
     def under(self, folder: str) -> list[Row]:
         if not folder:
             return self._rows()
-        return self._rows("WHERE folder = ? OR folder LIKE ? ESCAPE '\\'",
-                          (folder, folder.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"))
+        return self._rows(
+            "WHERE folder = ? OR folder LIKE ? ESCAPE '\\'",
+            (folder, folder.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"),
+        )
 
     def all(self) -> list[Row]:
         return self._rows()
@@ -241,21 +284,28 @@ class Catalog:
         return {p: (m, s) for p, m, s in self.db.execute("SELECT path, mtime_ns, size FROM memories")}
 
     def duplicate_ids(self) -> list[tuple[str, list[str]]]:
-        cur = self.db.execute("SELECT id, group_concat(path, '\n') FROM memories WHERE id != '' "
-                              "GROUP BY id HAVING count(*) > 1 ORDER BY id")
+        cur = self.db.execute(
+            "SELECT id, group_concat(path, '\n') FROM memories WHERE id != '' "
+            "GROUP BY id HAVING count(*) > 1 ORDER BY id"
+        )
         return [(i, sorted(p.split("\n"))) for i, p in cur]
 
     def count(self, where: str = "", args: tuple = ()) -> int:
         return self.db.execute(f"SELECT count(*) FROM memories {where}", args).fetchone()[0]
 
     def counts_by_folder(self, status: str) -> dict[str, int]:
-        return dict(self.db.execute("SELECT folder, count(*) FROM memories WHERE status = ? GROUP BY folder", (status,)))
+        return dict(
+            self.db.execute("SELECT folder, count(*) FROM memories WHERE status = ? GROUP BY folder", (status,))
+        )
 
     def newest_under(self, folder: str, limit: int) -> list[Row]:
         """The newest active memories in a folder and below it."""
         prefix = folder + "/"
-        return self._rows("WHERE status = 'active' AND (folder = ? OR substr(folder, 1, ?) = ?)",
-                          (folder, len(prefix), prefix), f"{self._NEWEST} LIMIT {int(limit)}")
+        return self._rows(
+            "WHERE status = 'active' AND (folder = ? OR substr(folder, 1, ?) = ?)",
+            (folder, len(prefix), prefix),
+            f"{self._NEWEST} LIMIT {int(limit)}",
+        )
 
     def newest_in(self, folder: str, limit: int) -> list[Row]:
         return self._rows("WHERE status = 'active' AND folder = ?", (folder,), f"{self._NEWEST} LIMIT {int(limit)}")
@@ -274,4 +324,4 @@ class _Transaction:
     def __exit__(self, exc_type, *_):
         self.catalog.db.execute("ROLLBACK" if exc_type else "COMMIT")
         if exc_type:
-            self.catalog.forget_counts()   # counted as written, then rolled back
+            self.catalog.forget_counts()  # counted as written, then rolled back

@@ -16,6 +16,7 @@ always splits the same way. Lexical by default: the words memories share, nothin
 - `holding`: how many memories hold a folder's name (the gardener renames a folder few hold).
 - `misfits`: the memories clearly closer to another folder's centroid than to their own's.
 """
+
 from __future__ import annotations
 
 import math
@@ -29,7 +30,8 @@ from .notes import slugify
 from .sensitive import looks_like_credential
 
 # Words that say how or how much, not what: never a topic's name, and not evidence of a topic.
-FILLER = frozenset("""
+FILLER = frozenset(
+    """
 a about above across add added adding adds after again against all allow allows almost along already also
 although always among an and another any anything are around as ask asked asks at available away back based
 be because been before being below best better between both but by call called calls can cannot chose chosen
@@ -58,7 +60,8 @@ created define defines apply applies renders generates converts parses handles m
 loads saves returns wraps exposes implements validates built
 explicit implicit existing optional specific single multiple known unknown descriptive relevant necessary
 appropriate proper correct clear consistent important related separate certain particular additional extra
-""".split())
+""".split()
+)
 # Nouns that end like an adverb ("-ly"): everything else of that shape says how, not what.
 _LY_NOUNS = frozenset("assembly anomaly family supply reply butterfly monopoly rally ally italy july poly".split())
 _WORD = re.compile(r"[^\W\d_][\w'+#.-]*[\w+#]|[^\W\d_]|\d+[a-z]\w*", re.UNICODE)
@@ -74,9 +77,18 @@ def stem(word: str) -> str:
 
 
 def is_filler(word: str, stop: frozenset[str]) -> bool:
-    return (word in FILLER or word in stop or stem(word) in FILLER or len(word) < 3 and not word.isupper()
-            or word.isdigit() or len(word) > 5 and word.endswith("ly") and word not in _LY_NOUNS
-            or looks_like_credential(word))
+    return (
+        word in FILLER
+        or word in stop
+        or stem(word) in FILLER
+        or len(word) < 3
+        and not word.isupper()
+        or word.isdigit()
+        or len(word) > 5
+        and word.endswith("ly")
+        and word not in _LY_NOUNS
+        or looks_like_credential(word)
+    )
 
 
 def nameable(surface: str) -> bool:
@@ -144,13 +156,30 @@ def phrases(text: str, stop: frozenset[str]) -> dict[str, tuple[str, float]]:
         verb_last = end in DETERMINERS
         for i, w in enumerate(run):
             if "-" not in w or len(w) <= 20 and not any(is_filler(p, stop) for p in w.split("-")):
-                place = BEFORE_ARTICLE if i == last and verb_last else ALONE if last == 0 else HEAD if i == last \
-                    else LEADING if i == 0 else INSIDE
+                place = (
+                    BEFORE_ARTICLE
+                    if i == last and verb_last
+                    else ALONE
+                    if last == 0
+                    else HEAD
+                    if i == last
+                    else LEADING
+                    if i == 0
+                    else INSIDE
+                )
                 note(stem(w), w, place * (0.5 if last == 0 and len(w) > 5 and w.endswith("ed") else 1.0))
             if i + 1 < len(run) and "-" not in w and "-" not in run[i + 1]:
-                note(f"{stem(w)} {stem(run[i + 1])}", f"{w} {run[i + 1]}",
-                     BEFORE_ARTICLE if i + 1 == last and verb_last else HEAD if i + 1 == last
-                     else INSIDE if i else LEADING + 0.25)
+                note(
+                    f"{stem(w)} {stem(run[i + 1])}",
+                    f"{w} {run[i + 1]}",
+                    BEFORE_ARTICLE
+                    if i + 1 == last and verb_last
+                    else HEAD
+                    if i + 1 == last
+                    else INSIDE
+                    if i
+                    else LEADING + 0.25,
+                )
     return out
 
 
@@ -210,8 +239,14 @@ def kmeans(vecs: list[dict[str, float]], k: int, seed: int = 13, restarts: int =
     return best
 
 
-def name_groups(texts: list[str], groups: list[list[int]], stop: frozenset[str], avoid: AbstractSet[str],
-                theme: float = 2 / 3, held: list[dict] | None = None) -> list[str | None]:
+def name_groups(
+    texts: list[str],
+    groups: list[list[int]],
+    stop: frozenset[str],
+    avoid: AbstractSet[str],
+    theme: float = 2 / 3,
+    held: list[dict] | None = None,
+) -> list[str | None]:
     """A readable name for each group (None: its members share no distinctive phrase): the phrase
     scoring best on coverage (how many members hold it, weighted by how noun-like its place in each
     is) times distinctiveness (how many of its holders in the folder are members). A phrase more
@@ -231,18 +266,18 @@ def name_groups(texts: list[str], groups: list[list[int]], stop: frozenset[str],
             if precision < 0.4 or df[key] > theme * len(texts):
                 continue
             nounish = sum(held[i][key][1] for i in members if key in held[i]) / a
-            if nounish < 0.5:   # mostly a verb before an article, or a participle: not what they are about
+            if nounish < 0.5:  # mostly a verb before an article, or a participle: not what they are about
                 continue
-            coverage = a / len(members)   # squared: a folder is named by what most of its members are
-            scored.append((coverage ** 2 * precision * nounish * (1.3 if " " in key else 1.0), a, key))
+            coverage = a / len(members)  # squared: a folder is named by what most of its members are
+            scored.append((coverage**2 * precision * nounish * (1.3 if " " in key else 1.0), a, key))
         scored.sort(key=lambda s: (-s[0], -s[1], s[2]))
         surface = None
         for _, _, key in _longer_first(scored, inside):
             forms = Counter(held[i][key][0] for i in members if key in held[i])
             slug = slugify(forms.most_common(1)[0][0], 40)
-            if len(slug) < 2:   # what is left of "c++" says nothing
+            if len(slug) < 2:  # what is left of "c++" says nothing
                 continue
-            if slug not in taken and key not in taken:   # "llm" and "llms" are one name
+            if slug not in taken and key not in taken:  # "llm" and "llms" are one name
                 surface = slug
                 taken.add(key)
                 break
@@ -277,12 +312,17 @@ def holding(held: list[dict], name: str) -> int:
     return sum(bool(keys & h.keys()) for h in held)
 
 
-COHERENT = 1 / 3   # a subtopic whose name fewer of its members hold is clustered again with what is left
+COHERENT = 1 / 3  # a subtopic whose name fewer of its members hold is clustered again with what is left
 ROUNDS = 3
 
 
-def plan(texts: list[str], branch_factor: int, stop: frozenset[str], avoid: AbstractSet[str] = frozenset(),
-         min_group: int = 3) -> tuple[dict[str, list[int]], list[int]]:
+def plan(
+    texts: list[str],
+    branch_factor: int,
+    stop: frozenset[str],
+    avoid: AbstractSet[str] = frozenset(),
+    min_group: int = 3,
+) -> tuple[dict[str, list[int]], list[int]]:
     """Subtopics for a crowded folder's memories: ({name: member positions}, positions left where
     they are). About half a branch factor a subtopic; a subtopic too small joins the nearest.
 
@@ -300,9 +340,12 @@ def plan(texts: list[str], branch_factor: int, stop: frozenset[str], avoid: Abst
     for round_ in range(ROUNDS):
         groups, left = _cluster(texts, vecs, held, rest, branch_factor, stop, avoid, min_group)
         weak = {name for name, g in groups.items() if COHERENT * len(g) > holding([held[i] for i in g], name)}
-        if (round_ == ROUNDS - 1 or weak == set(groups)
-                or len(left) + sum(len(groups[name]) for name in weak) <= branch_factor):
-            weak = set()   # nothing left worth another round: every named subtopic is kept
+        if (
+            round_ == ROUNDS - 1
+            or weak == set(groups)
+            or len(left) + sum(len(groups[name]) for name in weak) <= branch_factor
+        ):
+            weak = set()  # nothing left worth another round: every named subtopic is kept
         for name, g in groups.items():
             if name not in weak:
                 out.setdefault(name, []).extend(g)
@@ -321,8 +364,16 @@ def plan(texts: list[str], branch_factor: int, stop: frozenset[str], avoid: Abst
     return out, [i for i in range(n) if i not in placed]
 
 
-def _cluster(texts: list[str], vecs: list[dict[str, float]], held: list[dict], rest: list[int], branch_factor: int,
-             stop: frozenset[str], avoid: AbstractSet[str], min_group: int) -> tuple[dict[str, list[int]], list[int]]:
+def _cluster(
+    texts: list[str],
+    vecs: list[dict[str, float]],
+    held: list[dict],
+    rest: list[int],
+    branch_factor: int,
+    stop: frozenset[str],
+    avoid: AbstractSet[str],
+    min_group: int,
+) -> tuple[dict[str, list[int]], list[int]]:
     """One round of `plan` over the positions `rest`: k-means, small groups joined to the nearest,
     each group named."""
     if len(rest) <= min_group:
@@ -363,8 +414,9 @@ def _cluster(texts: list[str], vecs: list[dict[str, float]], held: list[dict], r
     return out, left
 
 
-def misfits(texts: list[str], home: list[str], movable: set[int], stop: frozenset[str], margin: float = 0.1,
-            min_group: int = 3) -> dict[int, str]:
+def misfits(
+    texts: list[str], home: list[str], movable: set[int], stop: frozenset[str], margin: float = 0.1, min_group: int = 3
+) -> dict[int, str]:
     """{position: folder} for each movable memory that is clearly closer to another folder's centre
     than to its own: its TF-IDF cosine to that folder's centroid beats the one to its own folder's
     (computed without it) by `margin`. Only a folder of at least `min_group` memories draws one in,
@@ -375,7 +427,7 @@ def misfits(texts: list[str], home: list[str], movable: set[int], stop: frozense
         sums.setdefault(f, Counter()).update(v)
     size = Counter(home)
     norms = {f: math.sqrt(sum(x * x for x in c.values())) for f, c in sums.items()}
-    postings: dict[str, list[tuple[str, float]]] = {}   # term → (folder, its weight there): only shared terms count
+    postings: dict[str, list[tuple[str, float]]] = {}  # term → (folder, its weight there): only shared terms count
     for f, c in sums.items():
         if size[f] >= min_group and norms[f] > 0:
             for w, weight in c.items():

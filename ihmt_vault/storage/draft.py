@@ -12,6 +12,7 @@ before anything touches the disk. Every field that reaches a file name, a commit
 is checked for NUL and control characters; every field that reaches git (text, title, tags, facts,
 extra front-matter keys and values) is checked for secrets.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -27,24 +28,24 @@ from . import notes, tree
 from .sensitive import find_secret
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")   # tab and newline are text; the rest is not
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # tab and newline are text; the rest is not
 
 
 @dataclass
 class Draft:
     """A validated memory, ready to be written by a transaction."""
 
-    text: str                               # the body, ending with a newline
+    text: str  # the body, ending with a newline
     title: str
-    folder: str | None = None               # None: placed by the tree
+    folder: str | None = None  # None: placed by the tree
     date: str | None = None
     tags: list[str] = field(default_factory=list)
     type: str = "note"
     source: str = "ihmt"
     pinned: bool = False
     supersedes: list[str] = field(default_factory=list)
-    id: str | None = None                   # None: a new id
-    extra: dict[str, Any] = field(default_factory=dict)   # more front-matter keys (facts, ...)
+    id: str | None = None  # None: a new id
+    extra: dict[str, Any] = field(default_factory=dict)  # more front-matter keys (facts, ...)
 
 
 @dataclass
@@ -58,27 +59,28 @@ class Item:
     tags: Any = ()
     type: Any = None
     pinned: Any = False
-    supersedes: list[str] = field(default_factory=list)   # vault ids, or keys of items of the same import
-    id: str | None = None                   # a vault id to keep (an export read back); None: a new one
-    key: str | None = None                  # the source's own id, what other items' supersedes name
+    supersedes: list[str] = field(default_factory=list)  # vault ids, or keys of items of the same import
+    id: str | None = None  # a vault id to keep (an export read back); None: a new one
+    key: str | None = None  # the source's own id, what other items' supersedes name
     extra: dict[str, Any] = field(default_factory=dict)
     source: str | None = None
-    archived: bool = False                  # lands under archive/, status archived
-    recalls: int = 0                        # initial recall weight: recalls counted at `last_recall`
-    last_recall: str | None = None          # ISO time the source last used it (None: now)
-    attachments: list[tuple[Path, str]] = field(default_factory=list)   # (source file, vault path) to copy
-    where: str = ""                         # file and line, for messages (never the text)
+    archived: bool = False  # lands under archive/, status archived
+    recalls: int = 0  # initial recall weight: recalls counted at `last_recall`
+    last_recall: str | None = None  # ISO time the source last used it (None: now)
+    attachments: list[tuple[Path, str]] = field(default_factory=list)  # (source file, vault path) to copy
+    where: str = ""  # file and line, for messages (never the text)
 
     FIELDS = ("text", "title", "topic", "date", "tags", "type", "pinned", "supersedes", "id", "extra", "source")
 
     @classmethod
     def of(cls, fields: dict, where: str = "") -> Item:
         """An item from a save's fields as a dict (`save_many`, a JSONL line); other keys are ignored."""
-        return cls(**{k: fields[k] for k in cls.FIELDS if fields.get(k) is not None},
-                   where=str(fields.get("where") or where))
+        return cls(
+            **{k: fields[k] for k in cls.FIELDS if fields.get(k) is not None}, where=str(fields.get("where") or where)
+        )
 
 
-_AROUND = re.compile(r"\b(?:ago|hace)\b|前", re.I)   # "3 days ago": a window around the day it names
+_AROUND = re.compile(r"\b(?:ago|hace)\b|前", re.I)  # "3 days ago": a window around the day it names
 
 
 def check_date(value, where: str = "", today: dt.date | None = None) -> str:
@@ -97,14 +99,17 @@ def check_date(value, where: str = "", today: dt.date | None = None) -> str:
         except ValueError:
             raise BadInput(f"{where}date {text!r} is not a real date; use YYYY-MM-DD") from None
     from ..search.dates import find_dates  # the search package is only loaded for words
+
     spans = find_dates(text, today or clock.today())
     rest = text
     for s in spans:
         a, b = s.chars
         rest = rest[:a] + " " * (b - a) + rest[b:]
     if len(spans) != 1 or spans[0].grain == "month-any" or re.search(r"[^\W_]", rest):
-        raise BadInput(f"{where}date {text!r} is not a date; use YYYY-MM-DD, or words such as "
-                       f"'yesterday', '3 days ago', 'last May'")
+        raise BadInput(
+            f"{where}date {text!r} is not a date; use YYYY-MM-DD, or words such as "
+            f"'yesterday', '3 days ago', 'last May'"
+        )
     span = spans[0]
     day = span.start + (span.end - span.start) / 2 if _AROUND.search(text) else span.start
     return day.isoformat()
@@ -115,11 +120,22 @@ def check_facts(facts, where: str = "") -> list[dict]:
         raise BadInput(f"{where}facts must be a list of {{subject, attribute, value}}")
     out = []
     for n, f in enumerate(facts, 1):
-        if not isinstance(f, dict) or not str(f.get("attribute") or "").strip() or str(f.get("value") or "").strip() == "":
-            raise BadInput(f"{where}fact {n}: needs an attribute and a value, e.g. "
-                           "{subject: user, attribute: location, value: Madrid}")
-        out.append({"subject": str(f.get("subject") or "I"), "attribute": str(f["attribute"]).strip().lower(),
-                    "value": str(f["value"]).strip()})
+        if (
+            not isinstance(f, dict)
+            or not str(f.get("attribute") or "").strip()
+            or str(f.get("value") or "").strip() == ""
+        ):
+            raise BadInput(
+                f"{where}fact {n}: needs an attribute and a value, e.g. "
+                "{subject: user, attribute: location, value: Madrid}"
+            )
+        out.append(
+            {
+                "subject": str(f.get("subject") or "I"),
+                "attribute": str(f["attribute"]).strip().lower(),
+                "value": str(f["value"]).strip(),
+            }
+        )
     return out
 
 
@@ -127,8 +143,10 @@ def _line(value, name: str, where: str) -> str:
     """A one-line field (title, tag, source, id): no NUL or control characters."""
     text = str(value)
     if _CONTROL.search(text) or "\n" in text or "\r" in text:
-        raise BadInput(f"{where}{name} {text[:40]!r} contains a control character or a line break; "
-                       f"give it as one line of plain text")
+        raise BadInput(
+            f"{where}{name} {text[:40]!r} contains a control character or a line break; "
+            f"give it as one line of plain text"
+        )
     return text
 
 
@@ -153,17 +171,33 @@ def _strings(values, name: str, where: str) -> list[str]:
     return [_line(v, name, where) for v in values]
 
 
-def draft(text, title=None, topic=None, date=None, tags=(), type=None, source=None, pinned=False,
-          supersedes=(), id=None, extra=None, *, max_depth: int = 6, default_source: str = "ihmt",
-          where: str = "") -> Draft:
+def draft(
+    text,
+    title=None,
+    topic=None,
+    date=None,
+    tags=(),
+    type=None,
+    source=None,
+    pinned=False,
+    supersedes=(),
+    id=None,
+    extra=None,
+    *,
+    max_depth: int = 6,
+    default_source: str = "ihmt",
+    where: str = "",
+) -> Draft:
     """Validate a memory's fields into a `Draft`; `where` prefixes messages ("item 3: ")."""
     if not isinstance(text, str) or not text.strip():
         raise BadInput(f"{where}the memory text is empty; give the text to remember")
     if "\0" in text:
         raise BadInput(f"{where}the memory text contains a NUL byte; memories are plain text")
     if len(text.encode("utf-8")) > notes.MAX_BYTES:
-        raise BadInput(f"{where}the text is larger than {notes.MAX_BYTES // 1_000_000} MB; a memory is a note: "
-                       f"save a summary and keep the file elsewhere")
+        raise BadInput(
+            f"{where}the text is larger than {notes.MAX_BYTES // 1_000_000} MB; a memory is a note: "
+            f"save a summary and keep the file elsewhere"
+        )
     if title is not None and _CONTROL.search(str(title)):
         raise BadInput(f"{where}the title contains a control character; give it as plain text")
     # a title is one line: its line breaks and runs of spaces become single spaces
@@ -182,11 +216,20 @@ def draft(text, title=None, topic=None, date=None, tags=(), type=None, source=No
         raise BadInput(f"{where}front-matter keys must be plain words")
     secret = find_secret("\n".join([title, text, " ".join(tags), *map(str, extra), *map(str, extra.values())]))
     if secret:
-        raise SecretRefused(f"{where}the text contains what looks like {secret}; memories are committed to "
-                            f"git in plain text: remove it (keep a pointer such as 'in 1Password') and save again")
-    return Draft(text=text if text.endswith("\n") else text + "\n", title=title, folder=folder,
-                 date=check_date(date, where) if date else None, tags=tags, type=type_,
-                 source=_line(source, "source", where) if source else default_source,
-                 pinned=_flag(pinned, "pinned", where),
-                 supersedes=[str(s) for s in _strings(supersedes, "supersedes", where)],
-                 id=str(id) if id else None, extra=extra)
+        raise SecretRefused(
+            f"{where}the text contains what looks like {secret}; memories are committed to "
+            f"git in plain text: remove it (keep a pointer such as 'in 1Password') and save again"
+        )
+    return Draft(
+        text=text if text.endswith("\n") else text + "\n",
+        title=title,
+        folder=folder,
+        date=check_date(date, where) if date else None,
+        tags=tags,
+        type=type_,
+        source=_line(source, "source", where) if source else default_source,
+        pinned=_flag(pinned, "pinned", where),
+        supersedes=[str(s) for s in _strings(supersedes, "supersedes", where)],
+        id=str(id) if id else None,
+        extra=extra,
+    )

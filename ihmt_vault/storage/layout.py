@@ -5,6 +5,7 @@ A memory is a `.md` file inside the vault that is not a generated summary (`inde
 root (README.md, CLAUDE.md, ...). Symbolic links are never followed: a link pointing out of the
 vault must not make its target part of the vault.
 """
+
 from __future__ import annotations
 
 import os
@@ -20,8 +21,25 @@ ROOT_DOCS = {"readme.md", "claude.md", "agents.md", "license.md", "changelog.md"
 
 # Files a vault keeps beside its memories (Obsidian's attachments, the site's images): committed as
 # they are, never parsed, indexed or summarised. And Obsidian's settings, but not its per-device state.
-ATTACHMENT_EXTS = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".avif", ".bmp", ".ico", ".pdf",
-                   ".mp3", ".mp4", ".webm", ".ogg", ".wav", ".csv", ".txt"}
+ATTACHMENT_EXTS = {
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".gif",
+    ".svg",
+    ".webp",
+    ".avif",
+    ".bmp",
+    ".ico",
+    ".pdf",
+    ".mp3",
+    ".mp4",
+    ".webm",
+    ".ogg",
+    ".wav",
+    ".csv",
+    ".txt",
+}
 MAX_ATTACHMENT = 25_000_000
 
 
@@ -48,8 +66,8 @@ def is_memory_path(rel: str) -> bool:
     return not (len(parts) == 1 and parts[0].lower() in ROOT_DOCS)
 
 
-GARDEN_FILE = ".ihmt/garden.json"   # the folders the gardener made, and what each was split from
-VAULT_MARK = ".ihmt/config.toml"     # config.CONFIG_PATH (not imported: layout stays below config)
+GARDEN_FILE = ".ihmt/garden.json"  # the folders the gardener made, and what each was split from
+VAULT_MARK = ".ihmt/config.toml"  # config.CONFIG_PATH (not imported: layout stays below config)
 
 
 def find_vault(start: Path | None = None, environ=None, home: Path | None = None) -> tuple[Path, str]:
@@ -60,9 +78,9 @@ def find_vault(start: Path | None = None, environ=None, home: Path | None = None
     environ = os.environ if environ is None else environ
     try:
         here = (start or Path.cwd()).resolve()
-    except OSError:              # the current folder was deleted under us
+    except OSError:  # the current folder was deleted under us
         here = None
-    for folder in ([here, *here.parents] if here else []):
+    for folder in [here, *here.parents] if here else []:
         try:
             if (folder / VAULT_MARK).is_file():
                 return folder, "found"
@@ -90,7 +108,7 @@ class Layout:
         """Every memory file on disk (or in `scope`: files and folders) with its (mtime_ns, size);
         the folders walked go into `dirs` with their modification times."""
         found = {}
-        stack: list[tuple[str, str | Path]] = [("", self.root)]   # (vault prefix, folder)
+        stack: list[tuple[str, str | Path]] = [("", self.root)]  # (vault prefix, folder)
         if scope is not None:
             stack = []
             for rel in scope:
@@ -152,7 +170,7 @@ class Layout:
         parts = rel.split("/")
         if parts[0] == ".obsidian":
             return len(parts) == 2 and parts[1].endswith(".json") and not parts[1].startswith("workspace")
-        return (not any(p.startswith(".") for p in parts) and Path(rel).suffix.lower() in ATTACHMENT_EXTS)
+        return not any(p.startswith(".") for p in parts) and Path(rel).suffix.lower() in ATTACHMENT_EXTS
 
     def holds(self, path: Path) -> bool:
         """Whether a path (resolved) is the vault's root or lies inside it."""
@@ -165,8 +183,11 @@ class Layout:
         p = Path(path)
         full = p if p.is_absolute() else self.root / p
         try:
-            rel = full.resolve().relative_to(self.root).as_posix() if full.exists() else \
-                full.parent.resolve().joinpath(full.name).relative_to(self.root).as_posix()
+            rel = (
+                full.resolve().relative_to(self.root).as_posix()
+                if full.exists()
+                else full.parent.resolve().joinpath(full.name).relative_to(self.root).as_posix()
+            )
         except ValueError:
             return None
         parts = rel.split("/")
@@ -185,12 +206,16 @@ class Layout:
             return None
 
 
-GITIGNORE = (".ihmt/cache/\n.ihmt/vault.lock\n"
-             "# Obsidian: per-device window state stays here; its settings (.obsidian/*.json) travel\n"
-             ".obsidian/workspace*\n.trash/\n")
+GITIGNORE = (
+    ".ihmt/cache/\n.ihmt/vault.lock\n"
+    "# Obsidian: per-device window state stays here; its settings (.obsidian/*.json) travel\n"
+    ".obsidian/workspace*\n.trash/\n"
+)
 # Generated summaries: collapsed in diffs on git hosts, never a merge conflict (regenerated after merges).
-GITATTRIBUTES = ("# Generated summaries: collapsed in diffs, regenerated after merges (ihmt sync).\n"
-                 "index.md linguist-generated=true merge=ihmt-summary\n")
+GITATTRIBUTES = (
+    "# Generated summaries: collapsed in diffs, regenerated after merges (ihmt sync).\n"
+    "index.md linguist-generated=true merge=ihmt-summary\n"
+)
 
 
 def write_vault_files(root: Path, extra: dict[str, str]) -> list[str]:
@@ -204,8 +229,11 @@ def write_vault_files(root: Path, extra: dict[str, str]) -> list[str]:
             written.append(rel)
         elif rel == ".gitignore":
             have = file.read_text(encoding="utf-8", errors="replace")
-            missing = [line for line in GITIGNORE.splitlines() if line and not line.startswith("#")
-                       and line not in have.splitlines()]
+            missing = [
+                line
+                for line in GITIGNORE.splitlines()
+                if line and not line.startswith("#") and line not in have.splitlines()
+            ]
             if missing:
                 files.atomic_write(file, have.rstrip("\n") + "\n" + "\n".join(missing) + "\n")
                 written.append(rel)

@@ -10,6 +10,7 @@ what) in a small file under the cache; `lock_timeout` bounds how long *one holde
 how long a writer waits in the queue. Only a holder that keeps it longer (stuck) makes a waiter
 give up, with a `LockTimeout` naming that process.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,7 +25,7 @@ from filelock import FileLock, Timeout
 from .. import files
 from ..errors import LockTimeout
 
-_STEP = 0.25   # how long one attempt waits before looking at who holds the lock
+_STEP = 0.25  # how long one attempt waits before looking at who holds the lock
 
 
 class VaultLock:
@@ -90,8 +91,12 @@ class VaultLock:
 
     def _stuck_message(self, h: dict | None, limit: float) -> str:
         if not h:
-            return (f"{self.path}: another process has held this vault's lock for over {limit:g}s; "
-                    f"try again, or raise lock_timeout in .ihmt/config.toml")
+            return (
+                f"{self.path}: another process has held this vault's lock for over {limit:g}s; "
+                f"try again, or raise lock_timeout in .ihmt/config.toml"
+            )
         what = f" ({h['what']})" if h.get("what") else ""
-        return (f"{self.path}: process {h.get('pid')} on {h.get('host')}{what} has held this vault's lock for over "
-                f"{limit:g}s; if it is stuck, stop it (kill {h.get('pid')}), or raise lock_timeout in .ihmt/config.toml")
+        return (
+            f"{self.path}: process {h.get('pid')} on {h.get('host')}{what} has held this vault's lock for over "
+            f"{limit:g}s; if it is stuck, stop it (kill {h.get('pid')}), or raise lock_timeout in .ihmt/config.toml"
+        )

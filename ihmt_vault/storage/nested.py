@@ -13,6 +13,7 @@ ancestors' lines, for a search hit on a nested node.
 
 Bad input (a path that names no node, a level outside 1..5) is a `BadInput`.
 """
+
 from __future__ import annotations
 
 import re
@@ -26,10 +27,10 @@ _ITEM = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?P<text>.*)$")
 
 @dataclass
 class Node:
-    text: str                     # the item's first line (without its marker)
-    depth: int                    # 2 for a top-level item, 3 for its children…
-    start: int                    # line index of the item in the body
-    end: int = 0                  # line index after its subtree
+    text: str  # the item's first line (without its marker)
+    depth: int  # 2 for a top-level item, 3 for its children…
+    start: int  # line index of the item in the body
+    end: int = 0  # line index after its subtree
     children: list[Node] = field(default_factory=list)
     path: str = ""
 
@@ -44,7 +45,7 @@ def parse(body: str) -> tuple[list[str], list[Node]]:
     fenced = _in_fence(lines)
     head: list[str] = []
     roots: list[Node] = []
-    stack: list[tuple[int, Node]] = []      # (indent, node)
+    stack: list[tuple[int, Node]] = []  # (indent, node)
     i = 0
     while i < len(lines) and (fenced[i] or not _ITEM.match(lines[i])):
         head.append(lines[i])
@@ -54,7 +55,7 @@ def parse(body: str) -> tuple[list[str], list[Node]]:
         m = None if fenced[n] else _ITEM.match(lines[n])
         if not m:
             if last is not None:
-                last.end = n + 1            # a continuation or blank line belongs to the item above
+                last.end = n + 1  # a continuation or blank line belongs to the item above
             continue
         indent = _indent_width(m.group("indent"))
         while stack and stack[-1][0] >= indent:
@@ -165,7 +166,7 @@ def append(body: str, under: str | None, text: str) -> str:
         node = find(roots, under)
         at, depth = node.end, node.depth + 1
         line = lines[node.start]
-        indent = line[:len(line) - len(line.lstrip(" \t"))] + "  "
+        indent = line[: len(line) - len(line.lstrip(" \t"))] + "  "
     else:
         at = max([r.end for r in roots], default=len(lines))
         depth, indent = 2, ""
@@ -194,6 +195,7 @@ def focus(body: str, terms: set[str]) -> str | None:
     """The node holding most of the query's terms, with its ancestors' lines and its own subtree;
     None when the body is not a tree or the level-1 text answers as well."""
     from ..search.analysis import analyze
+
     head, roots = parse(body)
     if not roots or not terms:
         return None
@@ -203,7 +205,7 @@ def focus(body: str, terms: set[str]) -> str | None:
     stack: list[tuple[Node, list[Node]]] = [(r, []) for r in roots]
     while stack:
         node, ancestors = stack.pop()
-        hits = len(terms & set(analyze("\n".join(lines[node.start:node.end]))))
+        hits = len(terms & set(analyze("\n".join(lines[node.start : node.end]))))
         own = len(terms & set(analyze(node.text)))
         if own and hits > best_hits or (best is not None and hits == best_hits and node.depth > best[0].depth and own):
             best, best_hits = (node, ancestors), hits
@@ -213,7 +215,7 @@ def focus(body: str, terms: set[str]) -> str | None:
     node, ancestors = best
     out = ["\n".join(head).strip()]
     out += ["  " * (a.depth - 2) + f"- {a.text}  ({a.path})" for a in ancestors]
-    out += lines[node.start:node.end]
+    out += lines[node.start : node.end]
     return "\n".join(x for x in out if x.strip()) + f"\n[entry {node.path}; read_memory(id, level=5) for the rest]"
 
 
@@ -223,6 +225,7 @@ def focus_best(result):
     if result.status != "found" or not result.hits or not result.hits[0].body:
         return result
     from ..search.analysis import analyze
+
     best = result.hits[0]
     narrowed = focus(best.body, set(analyze(result.query)))
     if narrowed is not None:

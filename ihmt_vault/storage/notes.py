@@ -8,6 +8,7 @@ quotes and unknown keys survive, and the body's bytes are spliced back untouched
 Errors: a file whose front matter is not a YAML mapping, or that is not UTF-8 text, raises
 `BrokenFile` naming the file. Nothing here touches the disk except `read_memory`.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -28,30 +29,53 @@ import yaml
 from .. import clock
 from ..errors import BrokenFile
 
-if TYPE_CHECKING:   # ruamel is imported by the writes that need it (reads and new files never do)
+if TYPE_CHECKING:  # ruamel is imported by the writes that need it (reads and new files never do)
     from ruamel.yaml import YAML
     from ruamel.yaml.comments import CommentedSeq
 from ..text import fold
 
-try:   # the C emitter, when PyYAML was built with libyaml
+try:  # the C emitter, when PyYAML was built with libyaml
     from yaml import CSafeDumper as _BaseDumper
 except ImportError:  # pragma: no cover - wheels ship libyaml
     from yaml import SafeDumper as _BaseDumper
 
-MemoryType = Literal["fact", "decision", "preference", "correction", "person", "project", "procedure", "event",
-                     "note", "code", "document"]   # the last two: what ingest brings in
+MemoryType = Literal[
+    "fact",
+    "decision",
+    "preference",
+    "correction",
+    "person",
+    "project",
+    "procedure",
+    "event",
+    "note",
+    "code",
+    "document",
+]  # the last two: what ingest brings in
 TYPES: tuple[str, ...] = get_args(MemoryType)
 STATUSES = ("active", "outdated", "archived")
 # The order keys are written in a new file; keys added to an existing file go after their predecessor.
-KEY_ORDER = ("id", "title", "type", "date", "created", "tags", "status", "supersedes",
-             "superseded_by", "source", "pinned", "placed")
-PLACED = "placed"   # the folder placement or the gardener chose for a memory (see `Transaction.refile`)
+KEY_ORDER = (
+    "id",
+    "title",
+    "type",
+    "date",
+    "created",
+    "tags",
+    "status",
+    "supersedes",
+    "superseded_by",
+    "source",
+    "pinned",
+    "placed",
+)
+PLACED = "placed"  # the folder placement or the gardener chose for a memory (see `Transaction.refile`)
 
 _FRONT = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _ALIAS = re.compile(r"(?<![\w*])\*[^\s,\]}*]+")
-MAX_ALIASES = 64          # YAML aliases in one front matter: more is an expansion attack, not a note
-MAX_BYTES = 2_000_000     # a memory is a note, not a data dump
+MAX_ALIASES = 64  # YAML aliases in one front matter: more is an expansion attack, not a note
+MAX_BYTES = 2_000_000  # a memory is a note, not a data dump
 
 # --- ids -----------------------------------------------------------------------------------------
 # Crockford base32, lowercase: 9 characters of milliseconds (until year 3084) then 4 random ones,
@@ -91,7 +115,7 @@ def slugify(text: str, max_len: int = 60) -> str:
     slug = re.sub(r"[^\w]+", "-", fold(text)).strip("-_")
     if len(slug) > max_len:  # cut at a word boundary, never mid-word (unless one word is that long)
         cut = slug[: max_len + 1]
-        slug = cut[: cut.rindex("-")] if "-" in cut[max_len // 2:] else slug[:max_len]
+        slug = cut[: cut.rindex("-")] if "-" in cut[max_len // 2 :] else slug[:max_len]
     slug = slug.rstrip("-_")
     if not slug or slug in WINDOWS_RESERVED or slug in RESERVED_NAMES:
         slug = f"{slug or 'memory'}-note"
@@ -104,11 +128,12 @@ def markdown():
     from markdown_it import (
         MarkdownIt,  # imported when first needed: the CLI starts faster
     )
+
     return MarkdownIt("commonmark")
 
 
 TITLE_MAX = 60
-TITLE_WHOLE = 80          # a first sentence this short is the title as it is
+TITLE_WHOLE = 80  # a first sentence this short is the title as it is
 _SENTENCE_END = re.compile(r"(?<=[^\s.]{2}[.!?])\s+(?=\S)|(?<=[。！？])")
 
 
@@ -134,7 +159,7 @@ def title_cut(text: str, limit: int = TITLE_MAX) -> str:
     text = " ".join(text.split())
     if len(text) > limit and len(text) > TITLE_WHOLE:
         cut = text[: limit + 1]
-        text = cut[: cut.rindex(" ")] if " " in cut[limit // 2:] else text[:limit]
+        text = cut[: cut.rindex(" ")] if " " in cut[limit // 2 :] else text[:limit]
         text = re.sub(r"(\s+\S{1,3})?[\s,;:\-–—(]*$", "", text) if " " in text else text  # no dangling "a", "of"
         return text.rstrip(" .,;:-–—") or text
     return text
@@ -145,7 +170,7 @@ def shorten(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     cut = text[: limit - 1]
-    if " " in cut[limit // 2:]:
+    if " " in cut[limit // 2 :]:
         cut = cut[: cut.rindex(" ")]
     return cut.rstrip(",.;:") + "…"
 
@@ -170,19 +195,19 @@ def first_line(body: str) -> str:
 class Memory:
     id: str
     title: str
-    path: str                      # vault-relative POSIX path
+    path: str  # vault-relative POSIX path
     body: str = ""
     type: str = "note"
-    date: str | None = None        # when it became true (YYYY-MM-DD)
-    created: str | None = None     # when it was saved (ISO 8601, UTC)
+    date: str | None = None  # when it became true (YYYY-MM-DD)
+    created: str | None = None  # when it was saved (ISO 8601, UTC)
     tags: list[str] = field(default_factory=list)
     status: str = "active"
     supersedes: list[str] = field(default_factory=list)
     superseded_by: list[str] = field(default_factory=list)
     source: str = ""
     pinned: bool = False
-    meta: dict = field(default_factory=dict)   # the whole front matter as read, unknown keys included
-    missing: tuple[str, ...] = ()              # required keys the file lacks (filled in on repair)
+    meta: dict = field(default_factory=dict)  # the whole front matter as read, unknown keys included
+    missing: tuple[str, ...] = ()  # required keys the file lacks (filled in on repair)
     notices: list[str] = field(default_factory=list)  # what a save has to tell the caller (not stored)
 
     @property
@@ -190,8 +215,23 @@ class Memory:
         return self.path.rpartition("/")[0]
 
     def to_dict(self, body: bool = True) -> dict:
-        d = {k: getattr(self, k) for k in ("id", "title", "path", "type", "date", "created", "tags",
-                                            "status", "supersedes", "superseded_by", "source", "pinned")}
+        d = {
+            k: getattr(self, k)
+            for k in (
+                "id",
+                "title",
+                "path",
+                "type",
+                "date",
+                "created",
+                "tags",
+                "status",
+                "supersedes",
+                "superseded_by",
+                "source",
+                "pinned",
+            )
+        }
         extra = {k: v for k, v in self.meta.items() if k not in d}
         if extra:
             d["extra"] = _jsonable(extra)
@@ -217,7 +257,7 @@ def split_front_matter(text: str) -> tuple[str | None, str]:
     m = _FRONT.match(text)
     if not m:
         return None, text.removeprefix("\ufeff")
-    return m.group(1) or "", text[m.end():]
+    return m.group(1) or "", text[m.end() :]
 
 
 def _as_date(value) -> str | None:
@@ -289,7 +329,7 @@ def parse(text: str, path: str) -> Memory:
         meta = front_matter(block)
     except FrontMatterError as e:
         raise BrokenFile(path, str(e)) from None
-    if isinstance(meta.get("id"), (list, dict)):   # `id: [a, b]`: not one identity; doctor gives a new one
+    if isinstance(meta.get("id"), (list, dict)):  # `id: [a, b]`: not one identity; doctor gives a new one
         meta = {**meta, "id": ""}
     missing = tuple(k for k in ("id", "title", "created") if not meta.get(k))
     stem = path.rpartition("/")[2].removesuffix(".md")
@@ -317,10 +357,15 @@ def parse(text: str, path: str) -> Memory:
 def read_memory(file: Path, path: str) -> Memory:
     """Read and parse a memory file; `path` is its vault-relative name used in messages."""
     if file.is_symlink():
-        raise BrokenFile(path, "is a symbolic link; memories must be regular files inside the vault",
-                         "replace the link by the file itself or remove it")
+        raise BrokenFile(
+            path,
+            "is a symbolic link; memories must be regular files inside the vault",
+            "replace the link by the file itself or remove it",
+        )
     if file.stat().st_size > MAX_BYTES:
-        raise BrokenFile(path, f"is larger than {MAX_BYTES // 1_000_000} MB", "keep it outside the vault and save a summary")
+        raise BrokenFile(
+            path, f"is larger than {MAX_BYTES // 1_000_000} MB", "keep it outside the vault and save a summary"
+        )
     data = file.read_bytes()
     if b"\0" in data[:8192]:
         raise BrokenFile(path, "is not a text file", "move it out of the vault")
@@ -342,6 +387,7 @@ def _represent_timestamp(representer, value):
 
 def _yaml() -> YAML:
     from ruamel.yaml import YAML
+
     y = YAML(typ="rt")
     y.representer.add_representer(_Timestamp, _represent_timestamp)
     y.preserve_quotes = True
@@ -352,6 +398,7 @@ def _yaml() -> YAML:
 
 def _flow(values) -> CommentedSeq:
     from ruamel.yaml.comments import CommentedSeq
+
     seq = CommentedSeq(values)
     seq.fa.set_flow_style()
     return seq
@@ -373,8 +420,12 @@ class _NewFileDumper(_BaseDumper):
 
 
 _NewFileDumper.add_representer(_Timestamp, lambda d, v: d.represent_scalar("tag:yaml.org,2002:timestamp", str(v)))
-_NewFileDumper.add_representer(list, lambda d, v: d.represent_sequence(
-    "tag:yaml.org,2002:seq", v, flow_style=not any(isinstance(i, (dict, list)) for i in v)))  # tags: [a, b]
+_NewFileDumper.add_representer(
+    list,
+    lambda d, v: d.represent_sequence(
+        "tag:yaml.org,2002:seq", v, flow_style=not any(isinstance(i, (dict, list)) for i in v)
+    ),
+)  # tags: [a, b]
 
 
 def compose(fields: dict, body: str) -> str:
@@ -382,8 +433,9 @@ def compose(fields: dict, body: str) -> str:
     ordered = {k: fields[k] for k in KEY_ORDER if fields.get(k) is not None}
     ordered.update((k, v) for k, v in fields.items() if k not in ordered and v is not None)
     data = {k: _Timestamp(v) if isinstance(v, str) and _ISO.match(v) else v for k, v in ordered.items()}
-    block = yaml.dump(data, Dumper=_NewFileDumper, sort_keys=False, allow_unicode=True, width=4096,
-                      default_flow_style=False)
+    block = yaml.dump(
+        data, Dumper=_NewFileDumper, sort_keys=False, allow_unicode=True, width=4096, default_flow_style=False
+    )
     return f"---\n{block}---\n{body if body.endswith(chr(10)) else body + chr(10)}"
 
 
@@ -400,6 +452,7 @@ def update_front_matter(text: str, changes: dict, remove: tuple[str, ...] = (), 
     newline = "\r\n" if "\r\n" in m.group(0) else "\n"
     y = _yaml()
     from ruamel.yaml.comments import CommentedMap
+
     try:
         data = y.load(m.group(1) or "") or CommentedMap()
     except Exception:
@@ -424,7 +477,7 @@ def update_front_matter(text: str, changes: dict, remove: tuple[str, ...] = (), 
     block = out.getvalue()
     if newline != "\n":
         block = block.replace("\n", newline)
-    return f"{bom}---{newline}{block}---{newline}{text[m.end():]}"
+    return f"{bom}---{newline}{block}---{newline}{text[m.end() :]}"
 
 
 def now_timestamp() -> str:

@@ -2,14 +2,17 @@
 archive, expiry, the gardener, sync — in `operations.md` at the vault's root, written by code (never
 by an agent), readable in any editor, on a git host and in the site.
 """
+
 from __future__ import annotations
 
 from .. import clock, files
 
 FILE = "operations.md"
-HEAD = ("# Operations\n\nWhat the vault did on its own: decay, restores from the archive, expiry, the gardener, "
-        "syncs. Written by ihmt, one line each, newest last.\n\n")
-SHOWN = 12       # memories named on one line; the rest as a count
+HEAD = (
+    "# Operations\n\nWhat the vault did on its own: decay, restores from the archive, expiry, the gardener, "
+    "syncs. Written by ihmt, one line each, newest last.\n\n"
+)
+SHOWN = 12  # memories named on one line; the rest as a count
 
 
 def line(op: str, summary: str, items=()) -> str:

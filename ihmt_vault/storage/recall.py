@@ -3,15 +3,16 @@
 A memory is *recalled* when a search returns it as the answer, or when it is read in full (`show`,
 MCP `read_memory`); not when it is only a one-line "other match". Each machine appends one line per
 recall to its own file, `.ihmt/stats/<machine>.jsonl` (`{"id", "at"}`), committed with the next
-operation that commits anything (until then they wait in the cache): a search never costs a commit, the figures survive `ihmt rebuild`
-and a lost cache (they are not in the cache), and a sync between machines never conflicts, since
-each machine writes only its own file. Reading merges every machine's file: counts add up, the
-latest time wins.
+operation that commits anything (until then they wait in the cache): a search never costs a commit,
+the figures survive `ihmt rebuild` and a lost cache (they are not in the cache), and a sync between
+machines never conflicts, since each machine writes only its own file. Reading merges every
+machine's file: counts add up, the latest time wins.
 
 `epoch.txt` in the same folder records when this vault began counting (written at the first
 decay): a memory's idle time is measured from the later of its `created`, its last recall and the
 epoch, so a vault adopted with old notes is not emptied on its first day.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,7 +30,7 @@ STATS = ".ihmt/stats"
 @dataclass(frozen=True)
 class Recall:
     count: int
-    last: str          # ISO timestamp of the latest recall
+    last: str  # ISO timestamp of the latest recall
 
 
 def machine_id() -> str:

@@ -35,6 +35,7 @@ every write of ours is refused with it (fail closed: a typo must never make ever
 `doctor` reports it, and a commit of a valid roles.toml by hand passes the pre-commit hook. A
 refusal is one line: the rule (file and line), who, their role, and what that role cannot do.
 """
+
 from __future__ import annotations
 
 import os
@@ -56,7 +57,7 @@ ROLES_PATH = ".ihmt/roles.toml"
 RANK = {"reader": 0, "writer": 1, "maintainer": 2}
 HMEM = {"worker": "writer", "al": "writer", "pl": "maintainer", "ceo": "maintainer"}
 FIX = "fix it and commit it with git (a maintainer's change)"
-PUSHER_VARS = ("IHMT_PUSHER_EMAIL", "GL_USERNAME", "REMOTE_USER")   # set by hosts that authenticate
+PUSHER_VARS = ("IHMT_PUSHER_EMAIL", "GL_USERNAME", "REMOTE_USER")  # set by hosts that authenticate
 VERBS = {"outdate": "mark outdated", "": "write"}
 ARCHIVE = "archive"
 
@@ -65,7 +66,7 @@ ARCHIVE = "archive"
 class Identity:
     email: str = ""
     agent: str = ""
-    authenticated: bool = False   # the e-mail comes from the host's authentication, not from a commit
+    authenticated: bool = False  # the e-mail comes from the host's authentication, not from a commit
 
     def __str__(self) -> str:
         return self.email or (f"agent {self.agent}" if self.agent else "an unnamed author")
@@ -74,7 +75,7 @@ class Identity:
 @dataclass(frozen=True)
 class Rule:
     role: str
-    text: str   # ".ihmt/roles.toml:4: ana@example.com is a reader of work/"
+    text: str  # ".ihmt/roles.toml:4: ana@example.com is a reader of work/"
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,9 @@ class Member:
 
     def rule(self, folder: str) -> Rule:
         who = self.email or f"agent {self.agent}"
-        return Rule(self.role, f"{_where(self.line)}: {who} is a {self.role} of {folder + '/' if folder else 'the vault'}")
+        return Rule(
+            self.role, f"{_where(self.line)}: {who} is a {self.role} of {folder + '/' if folder else 'the vault'}"
+        )
 
 
 @dataclass(frozen=True)
@@ -107,7 +110,7 @@ class Roles:
     default: str = "maintainer"
     members: tuple[Member, ...] = ()
     default_line: int = 0
-    declared: bool = False   # False: no roles.toml, everyone is a maintainer
+    declared: bool = False  # False: no roles.toml, everyone is a maintainer
 
     def rule_for(self, who: Identity, path: str) -> Rule:
         """The rule that decides what `who` may do at `path`."""
@@ -116,8 +119,11 @@ class Roles:
         home = path.partition("/")[2] if path.split("/")[0] == ARCHIVE else path
         folder = home.rpartition("/")[0]
         listed = folder and any(m.names(who) for m in self.members)
-        default = Rule(self.default, f"{_where(self.default_line)}: {who} is not listed{f' for {folder}/' if listed else ''}; "
-                                     f"the default role is {self.default}")
+        default = Rule(
+            self.default,
+            f"{_where(self.default_line)}: {who} is not listed{f' for {folder}/' if listed else ''}; "
+            f"the default role is {self.default}",
+        )
         by_email = _most_specific([m for m in self.members if m.email and m.names(who)], home)
         by_agent = _most_specific([m for m in self.members if m.agent and m.names(who)], home)
         if by_email and by_agent:
@@ -180,18 +186,25 @@ def parse(text: str | None) -> Roles:
             raise bad(line, f"member: unknown key {sorted(unknown)[0]!r}; known: email, agent, role, folders")
         names = [k for k in ("email", "agent") if k in entry]
         if len(names) != 1 or not isinstance(entry[names[0]], str) or not entry[names[0]].strip():
-            raise bad(line, "member: give exactly one of email = \"...\" or agent = \"...\"")
+            raise bad(line, 'member: give exactly one of email = "..." or agent = "..."')
         if "role" not in entry:
             raise bad(line, "member: role is missing (reader, writer or maintainer)")
         role = _role(entry["role"], lambda p, ln=line: bad(ln, f"member: {p}"))
         folders = entry.get("folders", [])
         if not isinstance(folders, list) or not all(isinstance(f, str) for f in folders):
-            raise bad(line, "member: folders must be a list of folder names, e.g. [\"work/\"]")
+            raise bad(line, 'member: folders must be a list of folder names, e.g. ["work/"]')
         clean = tuple(f.strip().strip("/") for f in folders)
         if any(not f or f.startswith((".", "/")) or ".." in f.split("/") or "\\" in f for f in clean):
-            raise bad(line, "member: folders must be folders inside the vault, e.g. \"work/\"")
-        members.append(Member(role, email=entry.get("email", "").strip(), agent=entry.get("agent", "").strip(),
-                              folders=clean, line=line))
+            raise bad(line, 'member: folders must be folders inside the vault, e.g. "work/"')
+        members.append(
+            Member(
+                role,
+                email=entry.get("email", "").strip(),
+                agent=entry.get("agent", "").strip(),
+                folders=clean,
+                line=line,
+            )
+        )
     return Roles(default, tuple(members), default_line, declared=True)
 
 
@@ -204,8 +217,12 @@ def _role(value, bad) -> str:
 # -- the rule -------------------------------------------------------------------------------------
 def _derived(path: str) -> bool:
     """Files the tool regenerates or appends to for everyone's writes: not anyone's content."""
-    return (path.rpartition("/")[2] == "index.md" or path.startswith(".ihmt/stats/") or path == "operations.md"
-            or path == GARDEN_FILE)
+    return (
+        path.rpartition("/")[2] == "index.md"
+        or path.startswith(".ihmt/stats/")
+        or path == "operations.md"
+        or path == GARDEN_FILE
+    )
 
 
 def _protected(path: str) -> bool:
@@ -303,10 +320,16 @@ def check_commits(where: Path, commits: list[str], base: str | None, pusher: str
         who = Identity(pusher or c.author_email, (c.trailers.get("Agent") or [""])[0], authenticated=bool(pusher))
         why = None
         for status, path, old in gitlog.commit_changes(where, c):
-            for p, change in ([(old, "move"), (path, "write")] if status == "R" and old is not None else
-                              [(path, "delete" if status == "D" else "write")]):
-                owner = source_of(gitlog.file_at(where, c.parents[0], p), p) \
-                    if change == "delete" and c.parents and is_memory_path(p) else None
+            for p, change in (
+                [(old, "move"), (path, "write")]
+                if status == "R" and old is not None
+                else [(path, "delete" if status == "D" else "write")]
+            ):
+                owner = (
+                    source_of(gitlog.file_at(where, c.parents[0], p), p)
+                    if change == "delete" and c.parents and is_memory_path(p)
+                    else None
+                )
                 why = why or check(roles, who, "change", p, change, owner)
             if path == ROLES_PATH and status != "D" and not why:
                 try:
@@ -325,7 +348,7 @@ def check_push(where: Path, updates: list[str], pusher: str = "") -> list[str]:
     out, seen = [], set()
     for line in updates:
         old, new, ref = line.split()
-        base = old if old != gitlog.ZERO else gitlog.resolve_at(where, "HEAD")   # a new branch: the default one's
+        base = old if old != gitlog.ZERO else gitlog.resolve_at(where, "HEAD")  # a new branch: the default one's
         if new == gitlog.ZERO or (old != gitlog.ZERO and not gitlog.is_ancestor(where, old, new)):
             tip = gitlog.pushed_commit(where, new) if new != gitlog.ZERO else None
             who = Identity(pusher or (tip.author_email if tip else ""), authenticated=bool(pusher))
@@ -354,6 +377,8 @@ def check_range(where: Path, spec: str, pusher: str = "") -> list[str]:
         raise BadInput(f"--range {spec}: give it as A..B (two commits)")
     base, tip = gitlog.resolve_at(where, a), gitlog.resolve_at(where, b)
     if base is None or tip is None:
-        raise BadInput(f"--range {spec}: {a if base is None else b} is not a commit in {where}; fetch the history "
-                       f"(actions/checkout with fetch-depth: 0)")
+        raise BadInput(
+            f"--range {spec}: {a if base is None else b} is not a commit in {where}; fetch the history "
+            f"(actions/checkout with fetch-depth: 0)"
+        )
     return check_commits(where, gitlog.new_commits(where, tip, [base]), base, pusher)

@@ -27,6 +27,7 @@ Detection is Yelp's detect-secrets (its provider plugins, its keyword detector, 
 measure and its letter-bigram model); our own patterns cover only what it lacks (listed in
 `_OWN_PATTERNS` and `_PLAIN_WORDS`). The plugins are built once, lazily, on first use.
 """
+
 from __future__ import annotations
 
 import base64
@@ -44,21 +45,73 @@ _INVISIBLE = "\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff
 # Cyrillic and Greek letters drawn like Latin ones; NFKC leaves them alone.
 _HOMOGLYPHS = {
     # Cyrillic
-    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C",
-    "Т": "T", "Х": "X", "У": "Y", "І": "I", "Ј": "J", "Ѕ": "S", "Ԛ": "Q", "Ԝ": "W", "Ү": "Y",
-    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "і": "i", "ј": "j",
-    "ѕ": "s", "ԁ": "d", "һ": "h", "ԛ": "q", "ԝ": "w", "ӏ": "l", "ү": "y", "ɡ": "g",
+    "А": "A",
+    "В": "B",
+    "Е": "E",
+    "К": "K",
+    "М": "M",
+    "Н": "H",
+    "О": "O",
+    "Р": "P",
+    "С": "C",
+    "Т": "T",
+    "Х": "X",
+    "У": "Y",
+    "І": "I",
+    "Ј": "J",
+    "Ѕ": "S",
+    "Ԛ": "Q",
+    "Ԝ": "W",
+    "Ү": "Y",
+    "а": "a",
+    "е": "e",
+    "о": "o",
+    "р": "p",
+    "с": "c",
+    "у": "y",
+    "х": "x",
+    "і": "i",
+    "ј": "j",
+    "ѕ": "s",
+    "ԁ": "d",
+    "һ": "h",
+    "ԛ": "q",
+    "ԝ": "w",
+    "ӏ": "l",
+    "ү": "y",
+    "ɡ": "g",
     # Greek
-    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N",
-    "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "α": "a", "ι": "i", "κ": "k", "ν": "v",
-    "ο": "o", "ρ": "p", "υ": "u", "χ": "x", "ϲ": "c", "ϳ": "j",
+    "Α": "A",
+    "Β": "B",
+    "Ε": "E",
+    "Ζ": "Z",
+    "Η": "H",
+    "Ι": "I",
+    "Κ": "K",
+    "Μ": "M",
+    "Ν": "N",
+    "Ο": "O",
+    "Ρ": "P",
+    "Τ": "T",
+    "Υ": "Y",
+    "Χ": "X",
+    "α": "a",
+    "ι": "i",
+    "κ": "k",
+    "ν": "v",
+    "ο": "o",
+    "ρ": "p",
+    "υ": "u",
+    "χ": "x",
+    "ϲ": "c",
+    "ϳ": "j",
 }
 _TRANSLATE = str.maketrans({**dict.fromkeys(_INVISIBLE), **_HOMOGLYPHS})
 
 
 def normalise(text: str) -> str:
     """`text` as the detectors should see it: NFKC, no invisible characters, Latin look-alikes."""
-    if text.isascii():                           # nothing to fold; most memories
+    if text.isascii():  # nothing to fold; most memories
         return text
     return unicodedata.normalize("NFKC", text).translate(_TRANSLATE)
 
@@ -67,28 +120,36 @@ def normalise(text: str) -> str:
 # Documentation keys and templates: AKIAIOSFODNN7EXAMPLE, ghp_xxxx..., <token>, ${KEY}, ****.
 _PLACEHOLDER = re.compile(
     r"(?i)example|placeholder|xxxx|your[_-]|[<>]|\$\{|\{\{|change[_-]?me|redacted|dummy|sample|"
-    r"\*\*\*|•••|\.\.\.|…|(.)\1{5,}")
+    r"\*\*\*|•••|\.\.\.|…|(.)\1{5,}"
+)
 # Passwords anyone can guess are not worth refusing a save for (`postgres:postgres@localhost`).
 _DEFAULT_PASSWORDS = frozenset(
     "password pass passwd pwd secret changeme admin root postgres mysql redis guest test user "
-    "default none null empty hidden unknown required optional same".split())
+    "default none null empty hidden unknown required optional same".split()
+)
 # Values after "password:" that are words about the password, not the password.
 _NOT_VALUES = _DEFAULT_PASSWORDS | frozenset(
-    "1password lastpass bitwarden keepass keepassxc dashlane vault keychain n/a tbd tbc".split())
+    "1password lastpass bitwarden keepass keepassxc dashlane vault keychain n/a tbd tbc".split()
+)
 # Key names that describe a password rather than hold one (`password_hash: argon2id`).
 _META_KEY = re.compile(
     r"(?i)(?:hash|hashing|hasher|algo|algorithm|scheme|policy|length|len|min|max|expiry|expires|"
     r"age|reset|manager|strength|rotation|file|path|url|uri|field|prompt|hint|type|format|mode|"
     r"rules?|validator|regex|pattern|changed|updated|count|attempts|rounds|iterations|encoder|"
-    r"store|storage|provider|env|name|id|ref|label|command|cmd|helper)s?$")
-_ALGORITHM = re.compile(r"(?i)(?:argon2(?:id|i|d)?|bcrypt|scrypt|pbkdf2\w*|sha-?\d+\w*|md5|hmac\w*|"
-                        r"aes-?\d+\w*|rsa\d*|ed25519|utf-?8)")
+    r"store|storage|provider|env|name|id|ref|label|command|cmd|helper)s?$"
+)
+_ALGORITHM = re.compile(
+    r"(?i)(?:argon2(?:id|i|d)?|bcrypt|scrypt|pbkdf2\w*|sha-?\d+\w*|md5|hmac\w*|"
+    r"aes-?\d+\w*|rsa\d*|ed25519|utf-?8)"
+)
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _ATTRIBUTE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 # Versions and quantities: "password_expiry: 90d", "password: 12 chars", "v2.3.1".
-_VERSION = re.compile(r"(?i)v?\d+(?:\.\d+)+[a-z0-9.-]*|\d+(?:[.,]\d+)?\s?(?:[smhdwyx]|min|mins|minutes?|"
-                      r"secs?|seconds?|hours?|hrs?|days?|weeks?|months?|mo|years?|yrs?|chars?|"
-                      r"characters?|digits?|letters?|kb|mb|gb|tb|k|ms)")
+_VERSION = re.compile(
+    r"(?i)v?\d+(?:\.\d+)+[a-z0-9.-]*|\d+(?:[.,]\d+)?\s?(?:[smhdwyx]|min|mins|minutes?|"
+    r"secs?|seconds?|hours?|hrs?|days?|weeks?|months?|mo|years?|yrs?|chars?|"
+    r"characters?|digits?|letters?|kb|mb|gb|tb|k|ms)"
+)
 _EMAIL = re.compile(r"[^@\s]+@[\w-]+(?:\.[\w-]+)+")
 _HEXISH = re.compile(r"[0-9a-fA-F-]+")
 
@@ -103,27 +164,37 @@ def _is_secret_value(value: str, key: str = "", min_len: int = 6) -> bool:
     if len(v) >= 2 and v[0] in "\"'`" and v[-1] == v[0]:
         v = v[1:-1].strip()
     v = v.split()[0] if v.split() else ""
-    v = v.strip("*_`").rstrip(".,;:!?)]}>'\"")   # Markdown emphasis and sentence punctuation
+    v = v.strip("*_`").rstrip(".,;:!?)]}>'\"")  # Markdown emphasis and sentence punctuation
     if len(v) < min_len or (key and _META_KEY.search(key)):
         return False
     low = v.lower()
-    if (low in _NOT_VALUES or _PLACEHOLDER.search(v) or v[0] in "<{[$%(&@#/~.\\!"
-            or "://" in v or re.match(r"[A-Za-z]:\\", v) or _EMAIL.fullmatch(v)
-            or _ENV_NAME.fullmatch(v) or _ATTRIBUTE.fullmatch(v) or "(" in v or "[" in v
-            or _ALGORITHM.fullmatch(v) or _VERSION.fullmatch(v)):
+    if (
+        low in _NOT_VALUES
+        or _PLACEHOLDER.search(v)
+        or v[0] in "<{[$%(&@#/~.\\!"
+        or "://" in v
+        or re.match(r"[A-Za-z]:\\", v)
+        or _EMAIL.fullmatch(v)
+        or _ENV_NAME.fullmatch(v)
+        or _ATTRIBUTE.fullmatch(v)
+        or "(" in v
+        or "[" in v
+        or _ALGORITHM.fullmatch(v)
+        or _VERSION.fullmatch(v)
+    ):
         return False
     letters = sum(c.isalpha() for c in v)
     digits = sum(c.isdigit() for c in v)
     if letters == 0:
-        return digits == len(v)                  # a numeric password; '----' or '8+' is not
-    if letters + v.count("_") == len(v):         # letters only (or snake_case)
+        return digits == len(v)  # a numeric password; '----' or '8+' is not
+    if letters + v.count("_") == len(v):  # letters only (or snake_case)
         if "_" in v:
-            return False                         # an identifier
+            return False  # an identifier
         # A passphrase run together (correcthorsebatterystaple), or case flipped at random.
         switches = sum(a.islower() != b.islower() for a, b in zip(v, v[1:]))
         return (len(v) >= 16 and v.islower()) or switches >= 4
     if "/" in v.strip("/") and all(p.isalpha() for p in v.split("/") if p):
-        return False                             # a relative path: docs/setup
+        return False  # a relative path: docs/setup
     return True
 
 
@@ -197,13 +268,16 @@ def _detectors():
     from detect_secrets.plugins import keyword
     from detect_secrets.plugins.basic_auth import BasicAuthDetector
     from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
+
     plugins = []
     for kind, where, needles, shortest in _PLUGINS:
         module, name = where.split(".")
         cls = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), name)
         plugins.append((f"{kind} (detect-secrets: {name})", cls(), _split_needles(needles), shortest, name))
-    keywords = (keyword.KeywordDetector(), {**keyword.CONFIG_DENYLIST_REGEX_TO_GROUP,
-                                            **keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP})
+    keywords = (
+        keyword.KeywordDetector(),
+        {**keyword.CONFIG_DENYLIST_REGEX_TO_GROUP, **keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP},
+    )
     return plugins, BasicAuthDetector.denylist[0], keywords, Base64HighEntropyString()
 
 
@@ -212,11 +286,13 @@ def _bigram_cost() -> dict[str, float]:
     """-log P(next letter | letter) from detect-secrets' letter model (trained on RFC text):
     English-like identifiers cost under ~3.1 a letter pair, random letters ~4.4."""
     from importlib import resources
+
     try:
-        model = json.loads(resources.files("detect_secrets.filters.gibberish")
-                           .joinpath("rfc.model").read_text())["counts"]
+        model = json.loads(resources.files("detect_secrets.filters.gibberish").joinpath("rfc.model").read_text())[
+            "counts"
+        ]
     except (OSError, KeyError, ValueError, ModuleNotFoundError):
-        return {}                                # fail closed: every pair scores as random
+        return {}  # fail closed: every pair scores as random
     cost = {}
     for a in string.ascii_lowercase:
         row = model.get(a, {})
@@ -256,42 +332,52 @@ def _looks_random(token: str, min_len: int = 20, allow_examples: bool = False) -
     gib = _gibberish(core)
     if upper and digits:
         return entropy >= min(4.0, math.log2(n) - 1.0) and gib >= 3.2
-    if upper:                                    # no digit: ~3% of random 20-char keys
+    if upper:  # no digit: ~3% of random 20-char keys
         return n >= 24 and entropy >= min(4.2, math.log2(n) - 0.8) and gib >= 3.5
     return n >= 24 and digits >= 3 and entropy >= min(3.9, math.log2(n) - 1.0) and gib >= 3.5
 
 
 # --- our own patterns: what detect-secrets lacks --------------------------------------------------
-_OWN_PATTERNS = tuple((kind, re.compile(p), needles, shortest) for kind, p, needles, shortest in (
-    # detect-secrets knows only some BEGIN lines (not ENCRYPTED PRIVATE KEY) and PuTTY v2.
-    ("a private key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", ("private key",), 0),
-    ("a PuTTY private key", r"PuTTY-User-Key-File-\d+:|(?m:^)Private-Lines: *\d+",
-     ("putty", "private-lines"), 0),
-    # detect-secrets' OpenAI pattern is the legacy T3BlbkFJ shape only; no Anthropic at all.
-    ("an Anthropic API key", r"\bsk-ant-[a-z]+\d*-[A-Za-z0-9_-]{20,}", ("sk-ant-",), 20),
-    ("an OpenAI API key", r"\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}", ("sk-",), 20),
-    ("an API key", r"\bsk-[A-Za-z0-9]{32,}\b", ("sk-",), 32),
-    # Slack app-level and refresh tokens; Stripe webhook secrets and test keys.
-    ("a Slack app token", r"\bxapp-\d+-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+", ("xapp-",), 0),
-    ("a Slack token", r"\bxox[a-z](?:\.xox[a-z])?-[A-Za-z0-9-]{10,}", ("xox",), 0),
-    ("a Stripe webhook secret", r"\bwhsec_[A-Za-z0-9+/]{24,}", ("whsec_",), 24),
-    ("a Stripe key", r"\b(?:sk|rk)_(?:live|test)_[0-9a-zA-Z]{16,}", ("k_live_", "k_test_"), 20),
-    # Fine-grained GitHub tokens; classic ones of another length than detect-secrets' 36.
-    ("a GitHub token", r"\b(?:github_pat_[A-Za-z0-9_]{40,}|gh[pousr]_[A-Za-z0-9]{30,})",
-     ("github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"), 30),
-    ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}", ("aiza",), 35),
-    ("a Google OAuth client secret", r"\bGOCSPX-[A-Za-z0-9_-]{24,}", ("gocspx-",), 24),
-    ("a Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}", ("hf_",), 30),
-    ("an npm token", r"\bnpm_[A-Za-z0-9]{36}\b", ("npm_",), 36),
-    ("a Groq API key", r"\bgsk_[A-Za-z0-9]{40,}", ("gsk_",), 40),
-    ("a DigitalOcean token", r"\bdo[por]_v1_[a-f0-9]{64}", ("_v1_",), 64),
-    ("a Shopify token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", ("shp",), 32),
-    ("a Databricks token", r"\bdapi[a-f0-9]{32}", ("dapi",), 32),
-    ("a Discord webhook", r"discord(?:app)?\.com/api/webhooks/\d+/[\w-]{40,}", ("/api/webhooks/",), 40),
-    ("an Azure SAS token", r"[?&;]sig=[A-Za-z0-9%+/]{20,}", ("sig=",), 0),   # %2F breaks runs
-    ("an Azure access key", r"(?i)\b(?:SharedAccessKey|AccountKey)=[A-Za-z0-9+/]{30,}",
-     ("sharedaccesskey=", "accountkey="), 30),
-))
+_OWN_PATTERNS = tuple(
+    (kind, re.compile(p), needles, shortest)
+    for kind, p, needles, shortest in (
+        # detect-secrets knows only some BEGIN lines (not ENCRYPTED PRIVATE KEY) and PuTTY v2.
+        ("a private key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", ("private key",), 0),
+        ("a PuTTY private key", r"PuTTY-User-Key-File-\d+:|(?m:^)Private-Lines: *\d+", ("putty", "private-lines"), 0),
+        # detect-secrets' OpenAI pattern is the legacy T3BlbkFJ shape only; no Anthropic at all.
+        ("an Anthropic API key", r"\bsk-ant-[a-z]+\d*-[A-Za-z0-9_-]{20,}", ("sk-ant-",), 20),
+        ("an OpenAI API key", r"\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}", ("sk-",), 20),
+        ("an API key", r"\bsk-[A-Za-z0-9]{32,}\b", ("sk-",), 32),
+        # Slack app-level and refresh tokens; Stripe webhook secrets and test keys.
+        ("a Slack app token", r"\bxapp-\d+-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+", ("xapp-",), 0),
+        ("a Slack token", r"\bxox[a-z](?:\.xox[a-z])?-[A-Za-z0-9-]{10,}", ("xox",), 0),
+        ("a Stripe webhook secret", r"\bwhsec_[A-Za-z0-9+/]{24,}", ("whsec_",), 24),
+        ("a Stripe key", r"\b(?:sk|rk)_(?:live|test)_[0-9a-zA-Z]{16,}", ("k_live_", "k_test_"), 20),
+        # Fine-grained GitHub tokens; classic ones of another length than detect-secrets' 36.
+        (
+            "a GitHub token",
+            r"\b(?:github_pat_[A-Za-z0-9_]{40,}|gh[pousr]_[A-Za-z0-9]{30,})",
+            ("github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+            30,
+        ),
+        ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}", ("aiza",), 35),
+        ("a Google OAuth client secret", r"\bGOCSPX-[A-Za-z0-9_-]{24,}", ("gocspx-",), 24),
+        ("a Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}", ("hf_",), 30),
+        ("an npm token", r"\bnpm_[A-Za-z0-9]{36}\b", ("npm_",), 36),
+        ("a Groq API key", r"\bgsk_[A-Za-z0-9]{40,}", ("gsk_",), 40),
+        ("a DigitalOcean token", r"\bdo[por]_v1_[a-f0-9]{64}", ("_v1_",), 64),
+        ("a Shopify token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", ("shp",), 32),
+        ("a Databricks token", r"\bdapi[a-f0-9]{32}", ("dapi",), 32),
+        ("a Discord webhook", r"discord(?:app)?\.com/api/webhooks/\d+/[\w-]{40,}", ("/api/webhooks/",), 40),
+        ("an Azure SAS token", r"[?&;]sig=[A-Za-z0-9%+/]{20,}", ("sig=",), 0),  # %2F breaks runs
+        (
+            "an Azure access key",
+            r"(?i)\b(?:SharedAccessKey|AccountKey)=[A-Za-z0-9+/]{30,}",
+            ("sharedaccesskey=", "accountkey="),
+            30,
+        ),
+    )
+)
 # Azure SAS: sig= alone is common; with the SAS version or expiry beside it, it is a token.
 _SAS_CONTEXT = re.compile(r"[?&;]s[ve]=")
 _BEARER = re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)")
@@ -299,19 +385,24 @@ _BASIC_HEADER = re.compile(r"(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-
 # The password may hold `#` or `?` (written unencoded, as people do); a port then a query is no password.
 _URL_CREDENTIALS = re.compile(r"://([^\s:/?#@]*):([^\s/@]+)@[^\s/?#@]")
 _PORT_THEN_QUERY = re.compile(r"\d{1,5}(?:[?#].*)?$")
-_TOKEN_ASSIGNMENT = re.compile(
-    r"(?i)(token|passphrase|passcode|credentials?)['\"]?\s*[:=]\s*['\"]?([^\s'\",;]+)")
+_TOKEN_ASSIGNMENT = re.compile(r"(?i)(token|passphrase|passcode|credentials?)['\"]?\s*[:=]\s*['\"]?([^\s'\",;]+)")
 _KEY_NAME = re.compile(r"[\w.-]*$")
 _ASSIGNED_KEY = re.compile(r"(\w*)['\"\]]{0,2}\s*(?:[:=!]=?|=>)\s*['\"`]?$")
 # Passwords in prose: "the root password for the NAS is Tr0ub4dor&3", "la contraseña es X".
-_PW_WORD = (r"(?:pass(?:word|phrase|code)s?|passwd|pwd|contrase(?:ñ|n)as?|clave(?:\s+de\s+acceso)?"
-            r"|passwort|kennwort|mot\s+de\s+passe|senha)")
-_KEY_WORD = (r"(?:(?:api|access|secret(?:[ _-]?access)?|private|auth|bot|app)[ _-]?(?:key|token)s?"
-             r"|secret|token)")
+_PW_WORD = (
+    r"(?:pass(?:word|phrase|code)s?|passwd|pwd|contrase(?:ñ|n)as?|clave(?:\s+de\s+acceso)?"
+    r"|passwort|kennwort|mot\s+de\s+passe|senha)"
+)
+_KEY_WORD = (
+    r"(?:(?:api|access|secret(?:[ _-]?access)?|private|auth|bot|app)[ _-]?(?:key|token)s?"
+    r"|secret|token)"
+)
 _FOR = r"(?:\s+(?:for|of|to|on|at|in|del?|de\s+la|para|en)\s+(?:[^\n:;=!?.]|\.(?=\S)){1,40}?)?"
-_IS = (r"(?:\s*[*_]{0,2}\s*[:=]\s*[*_]{0,2}\s*|\s+[-–—]{1,2}\s+"
-       r"|\s+(?:is|was|are|were|es|era|son|ser[áa]|ist|est|é|will\s+be|would\s+be)"
-       r"(?:\s+(?:now|still|currently|actually|just|simply|set\s+to|ahora|todav[íi]a))?(?:\s*[:=])?\s+)")
+_IS = (
+    r"(?:\s*[*_]{0,2}\s*[:=]\s*[*_]{0,2}\s*|\s+[-–—]{1,2}\s+"
+    r"|\s+(?:is|was|are|were|es|era|son|ser[áa]|ist|est|é|will\s+be|would\s+be)"
+    r"(?:\s+(?:now|still|currently|actually|just|simply|set\s+to|ahora|todav[íi]a))?(?:\s*[:=])?\s+)"
+)
 _VALUE = r"(?P<v>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|\S+)"
 _PW_NEEDLES = ("pass", "pwd", "contrase", "clave", "kennwort", "senha")
 _VERB_NEEDLES = ("chang", "set", "updat", "cambi", "puse")
@@ -319,20 +410,41 @@ _VERB_NEEDLES = ("chang", "set", "updat", "cambi", "puse")
 # shortest password that counts (0: the value must be a key), the kind. Anchoring on the words
 # (found with str.find) costs far less than scanning with case-insensitive alternations.
 _PLAIN_WORDS = (
-    (re.compile(rf"(?i)\b{_PW_WORD}\b{_FOR}{_IS}{_VALUE}"), _PW_NEEDLES, 7, 6,   # 7: "mot de "
-     "a password written in plain words"),
-    (re.compile(rf"(?i)\b(?:pw|pass)\s*[:=]\s*{_VALUE}"), ("pw", "pass"), 0, 6,
-     "a password written in plain words"),
-    (re.compile(rf"(?i)\b(?:with|use|using|con|usa|usando)\s+(?:the\s+|la\s+|el\s+)?{_PW_WORD}\s+{_VALUE}"),
-     _PW_NEEDLES, 12, 6, "a password written in plain words"),
-    (re.compile(rf"(?i)\b(?:changed?|set|reset|updated?|cambi[éeóo]|puse)\b[^\n.]{{0,30}}?\b{_PW_WORD}\b"
-                rf"(?:\s+\w+){{0,4}}?\s+(?:to|a)\s+{_VALUE}"), _PW_NEEDLES, 45, 6,
-     "a password written in plain words"),
+    (
+        re.compile(rf"(?i)\b{_PW_WORD}\b{_FOR}{_IS}{_VALUE}"),
+        _PW_NEEDLES,
+        7,
+        6,  # 7: "mot de "
+        "a password written in plain words",
+    ),
+    (re.compile(rf"(?i)\b(?:pw|pass)\s*[:=]\s*{_VALUE}"), ("pw", "pass"), 0, 6, "a password written in plain words"),
+    (
+        re.compile(rf"(?i)\b(?:with|use|using|con|usa|usando)\s+(?:the\s+|la\s+|el\s+)?{_PW_WORD}\s+{_VALUE}"),
+        _PW_NEEDLES,
+        12,
+        6,
+        "a password written in plain words",
+    ),
+    (
+        re.compile(
+            rf"(?i)\b(?:changed?|set|reset|updated?|cambi[éeóo]|puse)\b[^\n.]{{0,30}}?\b{_PW_WORD}\b"
+            rf"(?:\s+\w+){{0,4}}?\s+(?:to|a)\s+{_VALUE}"
+        ),
+        _PW_NEEDLES,
+        45,
+        6,
+        "a password written in plain words",
+    ),
     # "the API key is X": a key must be long; "the secret is out" is prose.
-    (re.compile(rf"(?i)\b{_KEY_WORD}\b{_FOR}{_IS}{_VALUE}"), ("key", "secret", "token"), 10, 0,
-     "a key written in plain words"),
+    (
+        re.compile(rf"(?i)\b{_KEY_WORD}\b{_FOR}{_IS}{_VALUE}"),
+        ("key", "secret", "token"),
+        10,
+        0,
+        "a key written in plain words",
+    ),
 )
-_REACH = 400                                     # keyword, clause, verb and value fit in this
+_REACH = 400  # keyword, clause, verb and value fit in this
 _KEYWORD_NEEDLES = ("pass", "pwd", "secret", "key", "contrase")
 # Public or inert material that looks random: certificates and public keys, SRI hashes, data URIs.
 _PUBLIC_MATERIAL = re.compile(
@@ -340,14 +452,16 @@ _PUBLIC_MATERIAL = re.compile(
     r"[\s\S]*?(?:-----END \1-----|\n[ \t]*\n|\Z)"
     r"|\b(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+AAAA[A-Za-z0-9+/=]+"
     r"|\bsha(?:1|256|384|512)-[A-Za-z0-9+/=]{20,}"
-    r"|;base64,[A-Za-z0-9+/=]+")
+    r"|;base64,[A-Za-z0-9+/=]+"
+)
 _PUBLIC_NEEDLES = ("-----BEGIN", "AAAA", "sha", ";base64,")
 _RUN = re.compile(r"[A-Za-z0-9+/_-]{20,}={0,2}")
-_URL = re.compile(r"://[^\s<>\"'`)\]]+")    # from the ://: a literal start is fast to find
+_URL = re.compile(r"://[^\s<>\"'`)\]]+")  # from the ://: a literal start is fast to find
 # In a URL only a query value named like a credential counts: ids in paths are not keys.
 _CREDENTIAL_PARAM = re.compile(
     r"(?i)[?&#;][\w-]*(?:key|token|secret|sig|signature|password|passwd|pwd|auth|credential|session)"
-    r"[\w-]*=$")
+    r"[\w-]*=$"
+)
 
 
 # detect-secrets' patterns are written for one line of source; on long adversarial lines some
@@ -362,7 +476,7 @@ def _pieces(line: str) -> list[str]:
     if len(line) <= _LINE:
         return [line]
     step = _LINE - _OVERLAP
-    return [line[i:i + _LINE] for i in range(0, len(line) - _OVERLAP, step)]
+    return [line[i : i + _LINE] for i in range(0, len(line) - _OVERLAP, step)]
 
 
 def _lines(text: str) -> list[str]:
@@ -391,6 +505,7 @@ def _matches(plugin, text: str):
     groups (`ghp` of a GitHub token), too little to tell `ghp_xxxx...` from a key; plugins that
     filter their own matches (JWT validity) go through it."""
     from detect_secrets.plugins.base import RegexBasedDetector
+
     if type(plugin).analyze_string is not RegexBasedDetector.analyze_string:
         yield from plugin.analyze_string(text)
         return
@@ -406,8 +521,7 @@ def _provider_secret(text: str, lowered: str, longest: int) -> str | None:
         if longest < shortest or not _present(needles, text, lowered):
             continue
         windows = windows or [(w, w.lower()) for w in _windows(text)]
-        for value in (v for window, low in windows if _present(needles, window, low)
-                      for v in _matches(plugin, window)):
+        for value in (v for window, low in windows if _present(needles, window, low) for v in _matches(plugin, window)):
             if _PLACEHOLDER.search(value):
                 continue
             if name in _VALUE_CHECKS and not _VALUE_CHECKS[name](value):
@@ -430,8 +544,13 @@ def _provider_secret(text: str, lowered: str, longest: int) -> str | None:
 
 def _is_guessable(user: str, password: str) -> bool:
     """A password anyone can guess or a template: `tienda:tienda@`, `postgres:postgres@`, `:****@`."""
-    return (password == user or password.lower() in _DEFAULT_PASSWORDS or len(password) < 3
-            or bool(_PLACEHOLDER.search(password)) or password[0] in "%${:")
+    return (
+        password == user
+        or password.lower() in _DEFAULT_PASSWORDS
+        or len(password) < 3
+        or bool(_PLACEHOLDER.search(password))
+        or password[0] in "%${:"
+    )
 
 
 def _url_password(text: str) -> str | None:
@@ -459,15 +578,16 @@ def _assignment_secret(text: str, lowered: str) -> str | None:
                 key = _ASSIGNED_KEY.search(line, max(0, at - 80), max(at, 0))
                 name = key.group(1) if key else ""
                 # "Secret: meet at the cafe at 5pm" is prose; SECRET=, client_secret: are config.
-                judge = _is_key_value if name.lower() in ("secret", "secrets") and not name.isupper() \
-                    else _is_secret_value
+                judge = (
+                    _is_key_value if name.lower() in ("secret", "secrets") and not name.isupper() else _is_secret_value
+                )
                 if judge(value, name):
                     return "a password or secret assignment (detect-secrets: KeywordDetector)"
     if any(n in lowered for n in ("token", "passphrase", "passcode", "credential")):
         for m in _TOKEN_ASSIGNMENT.finditer(text):
             word, value = m.groups()
             named = _KEY_NAME.search(text, max(0, m.start() - 64), m.start())
-            assert named is not None   # [\w.-]*$ matches, if only the empty string at the end
+            assert named is not None  # [\w.-]*$ matches, if only the empty string at the end
             key_name = named.group() + word
             if word.lower() == "token":
                 if _is_key_value(value, key_name):
@@ -484,8 +604,7 @@ def _plain_words_secret(lowered: str, text: str) -> str | None:
         for at in _occurrences(lowered, needles):
             start = max(0, at - back)
             m = pattern.search(text, start, at + _REACH) if back else pattern.match(text, at, at + _REACH)
-            if m and (_is_secret_value(m.group("v"), min_len=shortest) if shortest
-                      else _is_key_value(m.group("v"))):
+            if m and (_is_secret_value(m.group("v"), min_len=shortest) if shortest else _is_key_value(m.group("v"))):
                 return kind
     return None
 
@@ -502,8 +621,11 @@ def _header_secret(text: str, lowered: str) -> str | None:
     if "bearer" in lowered:
         for m in _BEARER.finditer(text):
             value = m.group(1)
-            if not _PLACEHOLDER.search(value) and not _ENV_NAME.fullmatch(value) and (
-                    _looks_random(value, min_len=16) or (re.search(r"\d", value) and len(value) >= 20)):
+            if (
+                not _PLACEHOLDER.search(value)
+                and not _ENV_NAME.fullmatch(value)
+                and (_looks_random(value, min_len=16) or (re.search(r"\d", value) and len(value) >= 20))
+            ):
                 return "a bearer token"
     if "basic" in lowered:
         for m in _BASIC_HEADER.finditer(text):
@@ -522,7 +644,7 @@ def _decode_base64(run: str) -> str | None:
     if ("-" in core or "_" in core) and ("+" in core or "/" in core):
         return None
     core = core.translate(_URLSAFE)
-    core = core[:len(core) - len(core) % 4]
+    core = core[: len(core) - len(core) % 4]
     if len(core) < 8:
         return None
     try:
@@ -531,7 +653,6 @@ def _decode_base64(run: str) -> str | None:
         return None
     printable = sum(c.isprintable() or c in "\n\r\t" for c in decoded)
     return decoded if printable >= 0.9 * len(decoded) and "\ufffd" not in decoded[:-3] else None
-
 
 
 def _random_or_encoded(text: str, runs: list, depth: int) -> str | None:
@@ -545,12 +666,11 @@ def _random_or_encoded(text: str, runs: list, depth: int) -> str | None:
     for m in runs:
         run = m.group()
         i = bisect.bisect_right(starts, m.start()) - 1
-        if i >= 0 and m.start() < urls[i][1] and \
-                not _CREDENTIAL_PARAM.search(text, max(0, m.start() - 40), m.start()):
+        if i >= 0 and m.start() < urls[i][1] and not _CREDENTIAL_PARAM.search(text, max(0, m.start() - 40), m.start()):
             continue
         decoded = _decode_base64(run) if len(run.rstrip("=")) >= 24 else None
         if decoded is not None:
-            decoded_texts.append(decoded)        # base64 of text: judge what it says, not its shape
+            decoded_texts.append(decoded)  # base64 of text: judge what it says, not its shape
         elif _looks_random(run):
             return "a high-entropy string that looks like a key (detect-secrets: Base64HighEntropyString)"
     if depth == 0:
@@ -563,16 +683,18 @@ def _random_or_encoded(text: str, runs: list, depth: int) -> str | None:
 
 def _scan(text: str, depth: int = 0) -> str | None:
     lowered = text.lower()
-    if len(lowered) != len(text):                # İ lowers to two characters: keep offsets aligned
+    if len(lowered) != len(text):  # İ lowers to two characters: keep offsets aligned
         lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     runs = list(_RUN.finditer(text))
     longest = max((len(m.group()) for m in runs), default=0)
-    return (_provider_secret(text, lowered, longest)
-            or ("://" in text and _url_password(text) or None)
-            or _assignment_secret(text, lowered)
-            or _plain_words_secret(lowered, text)
-            or _header_secret(text, lowered)
-            or (_random_or_encoded(text, runs, depth) if runs else None))
+    return (
+        _provider_secret(text, lowered, longest)
+        or ("://" in text and _url_password(text) or None)
+        or _assignment_secret(text, lowered)
+        or _plain_words_secret(lowered, text)
+        or _header_secret(text, lowered)
+        or (_random_or_encoded(text, runs, depth) if runs else None)
+    )
 
 
 def find_secret(text: str) -> str | None:
@@ -594,11 +716,15 @@ def looks_like_credential(word: str) -> bool:
     if len(w) < 12 or any(c.isspace() for c in w):
         return False
     if _HEXISH.fullmatch(w):
-        return len(w) >= 32 and "-" not in w     # a hex key or digest; a UUID is an id
+        return len(w) >= 32 and "-" not in w  # a hex key or digest; a UUID is an id
     lowered = w.lower()
     for _kind, plugin, needles, shortest, name in _detectors()[0]:
-        if name not in _VALUE_CHECKS and len(w) >= shortest and _present(needles, w, lowered) \
-                and any(True for _ in plugin.analyze_string(w)):
+        if (
+            name not in _VALUE_CHECKS
+            and len(w) >= shortest
+            and _present(needles, w, lowered)
+            and any(True for _ in plugin.analyze_string(w))
+        ):
             return True
     if any(p.search(w) for _k, p, _n, _s in _OWN_PATTERNS):
         return True
@@ -610,5 +736,4 @@ def looks_like_credential(word: str) -> bool:
         flips = sum(a.isdigit() != b.isdigit() for a, b in zip(lowered, lowered[1:]))
         if flips >= 3 and _gibberish(lowered) >= 3.3:
             return True
-    return any(_gibberish(run) >= (3.25 if len(run) >= 16 else 3.6)
-               for run in re.findall(r"[a-z]{12,}", lowered))
+    return any(_gibberish(run) >= (3.25 if len(run) >= 16 else 3.6) for run in re.findall(r"[a-z]{12,}", lowered))

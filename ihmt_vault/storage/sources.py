@@ -6,12 +6,13 @@ A walk skips what is not a project's own: hidden files and folders, dependencies
 and vaults (a `.ihmt/` folder). Reading never raises: a file that is too big, binary or not UTF-8
 comes back as the reason it was not read.
 """
+
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-MAX_FILE = 10_000_000          # bytes: a bigger file is data, not a document
+MAX_FILE = 10_000_000  # bytes: a bigger file is data, not a document
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "dist", "build", "target"})
 
 
@@ -19,8 +20,14 @@ def walk(folder: Path):
     """Every file of a folder worth reading, in a stable order."""
     for dirpath, dirnames, filenames in os.walk(folder):
         here = Path(dirpath)
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS
-                             and not (here / d / "pyvenv.cfg").exists() and not (here / d / ".ihmt").is_dir())
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if not d.startswith(".")
+            and d not in SKIP_DIRS
+            and not (here / d / "pyvenv.cfg").exists()
+            and not (here / d / ".ihmt").is_dir()
+        )
         for name in sorted(filenames):
             if not name.startswith(".") and (here / name).is_file():
                 yield here / name

@@ -11,6 +11,7 @@ a different value is a contradiction that supersedes the older memory.
 prefix, or a person named as its source; an agent saving on someone's behalf speaks for "user".
 So one person's "I live in Denver" never outdates another person's "I live in Boston".
 """
+
 from __future__ import annotations
 
 import re
@@ -18,47 +19,88 @@ from dataclasses import dataclass, field
 
 from ..text import fold
 
-AGENTS = {"claude-code", "claude", "codex", "opencode", "cursor", "gemini-cli", "gemini", "claude-desktop",
-          "vscode", "copilot", "mcp", "ihmt", "agent", "bench", "importer"}
+AGENTS = {
+    "claude-code",
+    "claude",
+    "codex",
+    "opencode",
+    "cursor",
+    "gemini-cli",
+    "gemini",
+    "claude-desktop",
+    "vscode",
+    "copilot",
+    "mcp",
+    "ihmt",
+    "agent",
+    "bench",
+    "importer",
+}
 # Attributes that hold one value at a time; others ("uses") hold many, and a new value contradicts an
 # old one only when it names the same thing in another version ("PostgreSQL 17" → "PostgreSQL 18").
 SINGLE = {"location", "employer", "stack"}
 
-_STOP = r"but|because|since|so|with|after|before|until|now|for|in|instead|rather|pero|porque|desde|con|ahora|para|en|en\s+vez"
+_STOP = (
+    r"but|because|since|so|with|after|before|until|now|for|in|instead|rather|"
+    r"pero|porque|desde|con|ahora|para|en|en\s+vez"
+)
 _VALUE = rf"(?P<value>(?:[^.,;:!?\n()]|\.(?=\d)){{2,60}}?)(?=\s+(?:and|y|{_STOP})\b|[.,;:!?\n()](?!(?<=\.)\d)|$)"
-_LIST = rf"(?P<value>[^.;:!?\n()]{{2,80}}?)(?=\s+(?:{_STOP})\b|[.;:!?\n()]|$)"   # "Django and Vue" is one stack
+_LIST = rf"(?P<value>[^.;:!?\n()]{{2,80}}?)(?=\s+(?:{_STOP})\b|[.;:!?\n()]|$)"  # "Django and Vue" is one stack
 _SUBJECT = r"(?P<subject>\b[A-Z][\w.+#-]*(?:\s+[\w.+#-]+){0,2}?)"
 
 PATTERNS: list[tuple[str, re.Pattern]] = [
-    ("location", re.compile(r"\bI(?:'m| am| have| 've|'ve)?\s+(?:now\s+|still\s+)?(?:live|living|lived)\s+in\s+" + _VALUE)),
+    (
+        "location",
+        re.compile(r"\bI(?:'m| am| have| 've|'ve)?\s+(?:now\s+|still\s+)?(?:live|living|lived)\s+in\s+" + _VALUE),
+    ),
     ("location", re.compile(r"\b(?:I|we)(?:'ve| have)?\s+(?:just\s+|recently\s+|finally\s+)?moved\s+to\s+" + _VALUE)),
     ("location", re.compile(r"(?i)\bvivo\s+en\s+" + _VALUE)),
-    ("location", re.compile(r"(?i)\b(?:me\s+(?:he\s+)?mud[ée]\s+a|me\s+he\s+mudado\s+a|nos\s+mudamos\s+a)\s+" + _VALUE)),
+    (
+        "location",
+        re.compile(r"(?i)\b(?:me\s+(?:he\s+)?mud[ée]\s+a|me\s+he\s+mudado\s+a|nos\s+mudamos\s+a)\s+" + _VALUE),
+    ),
     ("employer", re.compile(r"\bI(?:'m| am)?\s+(?:now\s+|still\s+)?(?:work|working)\s+(?:at|for)\s+" + _VALUE)),
     ("employer", re.compile(r"(?i)\btrabajo\s+(?:en|para)\s+" + _VALUE)),
     ("stack", re.compile(r"(?i)\bmy\s+(?:tech\s+|current\s+)?stack\s+is\s+" + _LIST)),
     ("stack", re.compile(r"(?i)\bmi\s+stack\s+es\s+" + _LIST)),
     ("uses", re.compile(_SUBJECT + r"\s+(?P<now>now\s+|still\s+)?(?:uses|runs(?:\s+on)?|usa)\s+" + _VALUE)),
-    ("uses", re.compile(_SUBJECT + r"\s+(?:has\s+|have\s+)?(?P<now>(?:now\s+)?(?:switched|migrated|changed))\s+"
-                        r"(?:from\s+(?P<old>[^.,;:!?\n()]{2,40}?)\s+)?to\s+" + _VALUE)),
+    (
+        "uses",
+        re.compile(
+            _SUBJECT + r"\s+(?:has\s+|have\s+)?(?P<now>(?:now\s+)?(?:switched|migrated|changed))\s+"
+            r"(?:from\s+(?P<old>[^.,;:!?\n()]{2,40}?)\s+)?to\s+" + _VALUE
+        ),
+    ),
     ("location", re.compile(_SUBJECT + r"\s+(?:has\s+)?moved\s+to\s+" + _VALUE)),
-    ("location", re.compile(_SUBJECT + r"\s+(?:is|are)\s+(?:now\s+|still\s+)?(?:hosted|deployed|located)\s+(?:on|at|in|with)\s+"
-                            + _VALUE)),
+    (
+        "location",
+        re.compile(
+            _SUBJECT
+            + r"\s+(?:is|are)\s+(?:now\s+|still\s+)?(?:hosted|deployed|located)\s+(?:on|at|in|with)\s+"
+            + _VALUE
+        ),
+    ),
 ]
 _SPEAKER = re.compile(r"^\s*(?P<name>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*){0,2}):\s")
 _FIRST_PERSON = {"i", "we", "me", "yo", "my", "mi"}
 _ARTICLES = re.compile(r"^(?:the|a|an|el|la|los|las|un|una)\s+", re.I)
 # Precision over recall: a value that is a fragment ("the same", "with a Garmin", "it") or a
 # quantity ("5–7 km", what "runs" means for a runner) is no fact; nor is a subject that is a pronoun.
-_FRAGMENT = re.compile(r"^(?:same|it|this|that|these|those|them|both|one|ones|some|all|more|less|other|"
-                       r"with|without|for|from|to|of|in|on|at|into|by|about|only|just|also|too|again|"
-                       r"lo mismo|eso|esto|con|sin|de|por|para)\b|^\d[\d.,–-]*\s*(?:km|mi|miles?|m|h|hours?|"
-                       r"minutes?|min|times?|days?|weeks?|kg|%)?$|^\d[\d.,–-]*\s*(?:km|miles?|hours?|minutes?|times?)\b",
-                       re.I)
+_FRAGMENT = re.compile(
+    r"^(?:same|it|this|that|these|those|them|both|one|ones|some|all|more|less|other|"
+    r"with|without|for|from|to|of|in|on|at|into|by|about|only|just|also|too|again|"
+    r"lo mismo|eso|esto|con|sin|de|por|para)\b|^\d[\d.,–-]*\s*(?:km|mi|miles?|m|h|hours?|"
+    r"minutes?|min|times?|days?|weeks?|kg|%)?$|^\d[\d.,–-]*\s*(?:km|miles?|hours?|minutes?|times?)\b",
+    re.I,
+)
 _PRONOUN = {"she", "he", "it", "they", "this", "that", "there", "ella", "él", "ellos", "esto", "eso"}
 # "instead of pnpm", "rather than npm", "en vez de npm": the value a change replaces, named
-_INSTEAD = re.compile(r"\s*,?\s*(?:instead\s+of|rather\s+than|en\s+vez\s+de)\s+(?P<old>[^.,;:!?\n()]{2,40}?)(?=\s+(?:and|y|"
-                      + _STOP + r")\b|[.,;:!?\n()]|$)", re.I)
+_INSTEAD = re.compile(
+    r"\s*,?\s*(?:instead\s+of|rather\s+than|en\s+vez\s+de)\s+(?P<old>[^.,;:!?\n()]{2,40}?)(?=\s+(?:and|y|"
+    + _STOP
+    + r")\b|[.,;:!?\n()]|$)",
+    re.I,
+)
 _LEAD = re.compile(r"^(?:then|now|so|and|but|also|today|yesterday|ahora|luego|entonces|hoy|ayer|y)\s+", re.I)
 
 
@@ -117,7 +159,9 @@ def extract(text: str, who: str) -> list[Fact]:
             if instead:
                 old = instead.group("old")
             old = _ARTICLES.sub("", old.strip()).strip(" '\",")
-            change = attribute not in SINGLE and (bool(old) or fold(groups.get("now") or "").strip() not in ("", "still"))
+            change = attribute not in SINGLE and (
+                bool(old) or fold(groups.get("now") or "").strip() not in ("", "still")
+            )
             fact = Fact(subject, attribute, value, change, old)
             found.setdefault((norm(subject), attribute, norm(value)), fact)
     return list(found.values())
@@ -132,8 +176,13 @@ def from_meta(meta: dict, who: str) -> list[Fact] | None:
     for f in raw if isinstance(raw, list) else []:
         if isinstance(f, dict) and f.get("attribute") and f.get("value") not in (None, ""):
             subject = str(f.get("subject") or who)
-            out.append(Fact(who if norm(subject) in _FIRST_PERSON else subject, str(f["attribute"]).strip().lower(),
-                            str(f["value"]).strip()))
+            out.append(
+                Fact(
+                    who if norm(subject) in _FIRST_PERSON else subject,
+                    str(f["attribute"]).strip().lower(),
+                    str(f["value"]).strip(),
+                )
+            )
     return out
 
 
@@ -153,8 +202,8 @@ class Entry:
     valid_to: str | None
     memory_id: str
     title: str
-    confirmations: list[str] = field(default_factory=list)   # ids of memories that repeated it
-    outdated: bool = False           # every memory that said it is outdated: history, never current
+    confirmations: list[str] = field(default_factory=list)  # ids of memories that repeated it
+    outdated: bool = False  # every memory that said it is outdated: history, never current
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -164,12 +213,16 @@ class Entry:
 class Timeline:
     subject: str
     attribute: str
-    entries: list[Entry]              # oldest first
+    entries: list[Entry]  # oldest first
     current: str | None = None
 
     def to_dict(self) -> dict:
-        return {"subject": self.subject, "attribute": self.attribute, "current": self.current,
-                "entries": [e.to_dict() for e in self.entries]}
+        return {
+            "subject": self.subject,
+            "attribute": self.attribute,
+            "current": self.current,
+            "entries": [e.to_dict() for e in self.entries],
+        }
 
     def value_at(self, day: str) -> str | None:
         for e in reversed(self.entries):
@@ -200,12 +253,14 @@ def build(records: list[tuple], at: str | None = None) -> list[Timeline]:
                 entries[-1].valid_to = day
             entries.append(Entry(fact.value, day, None, mid, title, outdated=outdated))
         first = items[0][2]
-        live = [e for e in entries if not e.outdated or at is not None]   # as of a day: what was said then
+        live = [e for e in entries if not e.outdated or at is not None]  # as of a day: what was said then
         out.append(Timeline(first.subject, first.attribute, entries, live[-1].value if live else None))
     return out
 
 
 def contradiction_notice(t: Timeline, new: Fact, day: str) -> str:
     old = t.entries[-1]
-    return (f"On {old.valid_from} you said {t.subject} {t.attribute} = '{old.value}'; "
-            f"on {day} you updated it to '{new.value}'.")
+    return (
+        f"On {old.valid_from} you said {t.subject} {t.attribute} = '{old.value}'; "
+        f"on {day} you updated it to '{new.value}'."
+    )

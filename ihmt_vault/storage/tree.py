@@ -9,6 +9,7 @@ Invariants:
 - Folder depth never exceeds `Config.max_depth`; `archive/` and dot-folders are never placement
   targets.
 """
+
 from __future__ import annotations
 
 import math
@@ -29,17 +30,104 @@ from .notes import WINDOWS_RESERVED, compose, shorten, slugify
 from .sensitive import looks_like_credential
 
 ARCHIVE = "archive"
-INBOX = "inbox"          # where a memory goes that fits no folder yet: the gardener files it
+INBOX = "inbox"  # where a memory goes that fits no folder yet: the gardener files it
 INDEX = "index.md"
-_STOP = (frozenset(stopwords_for_language("en")) | frozenset(stopwords_for_language("es"))
-         | {"also", "would", "like", "get", "got", "one", "two", "use", "used", "uses", "using", "new",
-            "really", "yes", "just", "lot", "much", "thing", "things", "know", "think", "make", "made",
-            "well", "still", "even", "way", "want", "going", "good", "great", "thanks", "hey", "oh",
-            "wow", "that's", "it's", "i'm", "you're", "can't", "don't", "it", "i", "s", "t", "must", "should",
-            "could", "might", "shall", "will", "can", "may", "already", "around", "maybe", "pretty", "quite",
-            "always", "never", "sometimes", "often", "every", "something", "anything", "everything", "nothing",
-            "see", "look", "let", "tell", "said", "say", "feel", "felt", "take", "took", "come", "came", "went",
-            "sure", "right", "awesome", "amazing", "cool", "nice", "glad", "love", "totally", "definitely"})
+_STOP = (
+    frozenset(stopwords_for_language("en"))
+    | frozenset(stopwords_for_language("es"))
+    | {
+        "also",
+        "would",
+        "like",
+        "get",
+        "got",
+        "one",
+        "two",
+        "use",
+        "used",
+        "uses",
+        "using",
+        "new",
+        "really",
+        "yes",
+        "just",
+        "lot",
+        "much",
+        "thing",
+        "things",
+        "know",
+        "think",
+        "make",
+        "made",
+        "well",
+        "still",
+        "even",
+        "way",
+        "want",
+        "going",
+        "good",
+        "great",
+        "thanks",
+        "hey",
+        "oh",
+        "wow",
+        "that's",
+        "it's",
+        "i'm",
+        "you're",
+        "can't",
+        "don't",
+        "it",
+        "i",
+        "s",
+        "t",
+        "must",
+        "should",
+        "could",
+        "might",
+        "shall",
+        "will",
+        "can",
+        "may",
+        "already",
+        "around",
+        "maybe",
+        "pretty",
+        "quite",
+        "always",
+        "never",
+        "sometimes",
+        "often",
+        "every",
+        "something",
+        "anything",
+        "everything",
+        "nothing",
+        "see",
+        "look",
+        "let",
+        "tell",
+        "said",
+        "say",
+        "feel",
+        "felt",
+        "take",
+        "took",
+        "come",
+        "came",
+        "went",
+        "sure",
+        "right",
+        "awesome",
+        "amazing",
+        "cool",
+        "nice",
+        "glad",
+        "love",
+        "totally",
+        "definitely",
+    }
+)
 _WORD = re.compile(r"[^\W\d_][\w'-]*|\d+[a-z]\w*", re.UNICODE)
 
 
@@ -118,13 +206,67 @@ def parents(folder: str) -> list[str]:
 
 
 # Words a folder name spells in lower case that people write otherwise ("ci" is CI, not "Ci").
-ACRONYMS = {"ai", "api", "apis", "aws", "cd", "cdn", "ci", "cli", "cpu", "crm", "css", "db", "dns", "etl", "faq",
-            "gcp", "gpu", "hr", "html", "http", "https", "iot", "json", "jwt", "k8s", "llm", "mcp", "ml", "nlp",
-            "os", "pr", "qa", "rss", "sdk", "seo", "sla", "sql", "sre", "ssh", "ssl", "tls", "ui", "url", "ux",
-            "vm", "vpn", "xml"}
-SPELLINGS = {"devops": "DevOps", "github": "GitHub", "gitlab": "GitLab", "graphql": "GraphQL", "ios": "iOS",
-             "javascript": "JavaScript", "macos": "macOS", "mysql": "MySQL", "postgresql": "PostgreSQL",
-             "typescript": "TypeScript"}
+ACRONYMS = {
+    "ai",
+    "api",
+    "apis",
+    "aws",
+    "cd",
+    "cdn",
+    "ci",
+    "cli",
+    "cpu",
+    "crm",
+    "css",
+    "db",
+    "dns",
+    "etl",
+    "faq",
+    "gcp",
+    "gpu",
+    "hr",
+    "html",
+    "http",
+    "https",
+    "iot",
+    "json",
+    "jwt",
+    "k8s",
+    "llm",
+    "mcp",
+    "ml",
+    "nlp",
+    "os",
+    "pr",
+    "qa",
+    "rss",
+    "sdk",
+    "seo",
+    "sla",
+    "sql",
+    "sre",
+    "ssh",
+    "ssl",
+    "tls",
+    "ui",
+    "url",
+    "ux",
+    "vm",
+    "vpn",
+    "xml",
+}
+SPELLINGS = {
+    "devops": "DevOps",
+    "github": "GitHub",
+    "gitlab": "GitLab",
+    "graphql": "GraphQL",
+    "ios": "iOS",
+    "javascript": "JavaScript",
+    "macos": "macOS",
+    "mysql": "MySQL",
+    "postgresql": "PostgreSQL",
+    "typescript": "TypeScript",
+}
 
 
 def humanize(name: str) -> str:
@@ -176,8 +318,9 @@ def theme(held: Counter, n: int, branch_factor: int) -> set[str]:
     return {w for w, k in held.items() if 4 * k > n}
 
 
-def plan_split(rows: list, existing: set[str], branch_factor: int, min_group: int = 3,
-               vault_theme: AbstractSet[str] = frozenset()) -> dict[str, list[str]]:
+def plan_split(
+    rows: list, existing: set[str], branch_factor: int, min_group: int = 3, vault_theme: AbstractSet[str] = frozenset()
+) -> dict[str, list[str]]:
     """Group a crowded folder's memories into subtopics (`clustering.plan`: TF-IDF + spherical
     k-means, each group named by a phrase its members share, never by a word of the folder's path
     or of the `vault_theme`); {subfolder name: member paths}. A group named like an existing
@@ -188,7 +331,7 @@ def plan_split(rows: list, existing: set[str], branch_factor: int, min_group: in
     own = _path_stems(folder) | set(vault_theme)
     texts = [_row_text(r) for r in rows]
     groups, _left = clustering.plan(texts, branch_factor, _STOP, own | {ARCHIVE, INBOX}, min_group)
-    same = {_name_key(n): n for n in sorted(existing - {ARCHIVE, INBOX})}   # "llms" joins an existing "llm"
+    same = {_name_key(n): n for n in sorted(existing - {ARCHIVE, INBOX})}  # "llms" joins an existing "llm"
     out: dict[str, list[str]] = {}
     for name, members in groups.items():
         out.setdefault(same.get(_name_key(name), name), []).extend(rows[i]["path"] for i in members)
@@ -215,7 +358,7 @@ def _name_key(name: str) -> str:
     return "-".join(clustering.stem(w) for w in name.split("-"))
 
 
-MARGIN = 0.1   # how much closer another folder's centre must be before the gardener re-files a memory there
+MARGIN = 0.1  # how much closer another folder's centre must be before the gardener re-files a memory there
 
 
 def misplaced(rows: list, sources: set[str], margin: float = MARGIN) -> dict[str, str]:
@@ -231,7 +374,7 @@ def misplaced(rows: list, sources: set[str], margin: float = MARGIN) -> dict[str
     return {rows[i]["path"]: f for i, f in clustering.misfits(texts, home, movable, _STOP, margin).items()}
 
 
-RENAME_AT = 6   # a folder the gardener made is renamed only once it holds this many memories
+RENAME_AT = 6  # a folder the gardener made is renamed only once it holds this many memories
 
 
 def misnamed(rows: list, folders: set[str], vault_theme: AbstractSet[str] = frozenset()) -> dict[str, str]:
@@ -255,8 +398,14 @@ def misnamed(rows: list, folders: set[str], vault_theme: AbstractSet[str] = froz
         siblings = [f for f in by if f != folder and folder_of(f) == parent]
         own = _path_stems(parent) | set(vault_theme)
         contrast = [t for f in siblings for t in by[f]]
-        new = clustering.name_groups(texts + contrast, [list(range(len(texts)))], _STOP, own, theme=1.0,
-                                     held=held + [clustering.phrases(t, _STOP) for t in contrast])[0]
+        new = clustering.name_groups(
+            texts + contrast,
+            [list(range(len(texts)))],
+            _STOP,
+            own,
+            theme=1.0,
+            held=held + [clustering.phrases(t, _STOP) for t in contrast],
+        )[0]
         taken = {_name_key(f.rpartition("/")[2]) for f in siblings} | {_name_key(n) for n in out.values()}
         if new and _name_key(new) not in taken and 2 * clustering.holding(held, new) >= len(texts):
             out[folder] = new
@@ -296,7 +445,9 @@ GENERATED_BELOW = "<!-- generated below: a description written above this line i
 def description_of(index_text: str) -> str:
     """The description a person or an agent wrote in a folder's index.md, between its heading and
     the generated part ('' when there is none)."""
-    body = index_text.split("\n---\n", 1)[1] if index_text.startswith("---\n") and "\n---\n" in index_text else index_text
+    body = (
+        index_text.split("\n---\n", 1)[1] if index_text.startswith("---\n") and "\n---\n" in index_text else index_text
+    )
     if GENERATED_BELOW not in body:
         return ""
     above = body.split(GENERATED_BELOW, 1)[0].strip().splitlines()
@@ -315,12 +466,13 @@ def rest_after_title(title: str, line: str) -> str:
     """A memory's first line without the title it repeats ("" when the title is all it says)."""
     t = title.rstrip(".…").strip()
     if t and line.startswith(t):
-        return line[len(t):].lstrip(" .,;:-–—")
+        return line[len(t) :].lstrip(" .,;:-–—")
     return line
 
 
-def render_summary(folder: str, title: str, rows: list, subfolders: list[FolderInfo], lookup,
-                   description: str = "") -> tuple[str, FolderInfo]:
+def render_summary(
+    folder: str, title: str, rows: list, subfolders: list[FolderInfo], lookup, description: str = ""
+) -> tuple[str, FolderInfo]:
     """The `index.md` text of a folder, and what its parent needs to know of it.
 
     `rows` are the folder's direct memories (catalog rows), `subfolders` its children,
@@ -347,14 +499,19 @@ def render_summary(folder: str, title: str, rows: list, subfolders: list[FolderI
     if current:
         r = next((r for r in current if r["pinned"]), current[0])
         rest = rest_after_title(r["title"], r["first_line"] or "")
-        lines += ["", f"> **{r['title']}**{' (' + r['date'] + ')' if r['date'] else ''}"
-                      f"{' — ' + shorten(rest, 160) if rest else ''}"]
+        lines += [
+            "",
+            f"> **{r['title']}**{' (' + r['date'] + ')' if r['date'] else ''}"
+            f"{' — ' + shorten(rest, 160) if rest else ''}",
+        ]
     if subfolders:
         lines += ["", "## Topics", ""]
         for s in sorted(subfolders, key=lambda s: s.name):
             kw = f" · {', '.join(about_words(s.keywords)[:5])}" if about_words(s.keywords) else ""
-            lines.append(f"- [{s.title}]({_link(f'{folder}/{s.name}/{INDEX}' if folder else f'{s.name}/{INDEX}', folder)})"
-                         f" — {s.count} {'memory' if s.count == 1 else 'memories'}{kw}")
+            lines.append(
+                f"- [{s.title}]({_link(f'{folder}/{s.name}/{INDEX}' if folder else f'{s.name}/{INDEX}', folder)})"
+                f" — {s.count} {'memory' if s.count == 1 else 'memories'}{kw}"
+            )
     if rows:
         lines += ["", "## Memories", ""]
         for r in ordered:
@@ -374,10 +531,16 @@ def render_summary(folder: str, title: str, rows: list, subfolders: list[FolderI
     return compose(fields, "\n".join(lines) + "\n"), info
 
 
-STRONG = 1.6   # placement evidence: a word of the folder's name, or two of its distinctive keywords
-COMMON = 8     # a keyword more than one memory in 8 of the vault holds is weaker evidence (`Placer.commonness`)
-TYPE_FOLDERS = {"decision": "decisions", "preference": "preferences", "person": "people", "project": "projects",
-                "procedure": "procedures", "event": "events"}
+STRONG = 1.6  # placement evidence: a word of the folder's name, or two of its distinctive keywords
+COMMON = 8  # a keyword more than one memory in 8 of the vault holds is weaker evidence (`Placer.commonness`)
+TYPE_FOLDERS = {
+    "decision": "decisions",
+    "preference": "preferences",
+    "person": "people",
+    "project": "projects",
+    "procedure": "procedures",
+    "event": "events",
+}
 
 
 class Placer:
@@ -387,12 +550,17 @@ class Placer:
     guide the placement of later ones before any summary is regenerated.
     """
 
-    def __init__(self, subfolders: Callable[[str], list[str]], folder_info: Callable[[str], FolderInfo | None],
-                 branch_factor: int, max_depth: int,
-                 holders: Callable[[], tuple[Counter, int]] = lambda: (Counter(), 0)):
+    def __init__(
+        self,
+        subfolders: Callable[[str], list[str]],
+        folder_info: Callable[[str], FolderInfo | None],
+        branch_factor: int,
+        max_depth: int,
+        holders: Callable[[], tuple[Counter, int]] = lambda: (Counter(), 0),
+    ):
         self.subfolders = subfolders
-        self.holders = holders                  # (keyword → memories holding it, memories), read when first needed
-        self.held: Counter | None = None        # stem → how many of the vault's memories hold it
+        self.holders = holders  # (keyword → memories holding it, memories), read when first needed
+        self.held: Counter | None = None  # stem → how many of the vault's memories hold it
         self.memories = 0
         self.folder_info = folder_info
         self.branch_factor = branch_factor
@@ -400,7 +568,7 @@ class Placer:
         self.info: dict[str, FolderInfo] = {}
         self.children: dict[str, list[str]] = {}
         self.extra: dict[str, Counter] = {}
-        self.last: list[tuple[float, str]] = []   # the root's folders ranked for the last placement
+        self.last: list[tuple[float, str]] = []  # the root's folders ranked for the last placement
 
     def _kids(self, folder: str) -> list[str]:
         if folder not in self.children:
@@ -417,8 +585,12 @@ class Placer:
         extra = self.extra.get(folder)
         if extra:
             merged = Counter({w: 20 - i for i, w in enumerate(info.keywords[:20])}) + extra
-            info = FolderInfo(info.name, info.title, info.count,
-                                   [w for w, _ in sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))[:20]])
+            info = FolderInfo(
+                info.name,
+                info.title,
+                info.count,
+                [w for w, _ in sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))[:20]],
+            )
         return info
 
     def _load_held(self) -> Counter:
@@ -444,8 +616,13 @@ class Placer:
         memories hold (`commonness`); one in a folder's name is strong."""
         kids = [k for k in self._kids(folder) if k not in (ARCHIVE, INBOX)]
         infos = {k: self._info(k) for k in kids}
-        words = {k: ({clustering.stem(w) for w in tokens(i.name.replace("-", " "))},
-                     {clustering.stem(w) for w in i.keywords[:20]}) for k, i in infos.items()}
+        words = {
+            k: (
+                {clustering.stem(w) for w in tokens(i.name.replace("-", " "))},
+                {clustering.stem(w) for w in i.keywords[:20]},
+            )
+            for k, i in infos.items()
+        }
         df = Counter(w for name, kw in words.values() for w in name | kw)
         total = len(kids)
         out = []

@@ -15,6 +15,7 @@ The stylesheet and the served site's script are package data, in `static/`. mkdo
 (`ihmt-vault[site]`): nothing here imports it at module level. The names below are the ones the CLI, the
 plugin and the tests use.
 """
+
 from __future__ import annotations
 
 from ...vault import Vault
@@ -58,11 +59,53 @@ from .served_search import SEARCH_PATH, loopback_only, search_answer, search_app
 from .staging import CSS, SEARCH_JS, SOURCE_DIR, Source, prepare
 
 __all__ = [
-    "ASSET_EXTS", "ATTACHMENTS", "ATTACHMENT_EXTS", "CHANGES", "CHANGES_SHOWN", "CSS", "DEFAULT_OUT", "DIAGNOSE",
-    "INSTALL_HINT", "MARKDOWN_EXTENSIONS", "NAV_STATUS", "PRIVATE_MARKER", "SAFE_ATTRIBUTES", "SAFE_SCHEMES",
-    "SAFE_TAGS", "SAFE_VALUES", "SEARCH_JS", "SEARCH_PATH", "SOURCE_DIR", "THEME", "TIMELINE", "Entry", "Links",
-    "SiteUnavailable", "Source", "Vault", "build_site", "changes_page", "diagnose_page", "find_file", "href",
-    "html_text", "loopback_only", "md_text", "open_for_site", "page_header", "plain", "prepare", "private_meta",
-    "require_mkdocs", "rewrite_links", "safe_file", "sanitize", "search_answer", "search_app", "serve_site",
-    "timeline_page", "under_private", "write_config",
+    "ASSET_EXTS",
+    "ATTACHMENTS",
+    "ATTACHMENT_EXTS",
+    "CHANGES",
+    "CHANGES_SHOWN",
+    "CSS",
+    "DEFAULT_OUT",
+    "DIAGNOSE",
+    "INSTALL_HINT",
+    "MARKDOWN_EXTENSIONS",
+    "NAV_STATUS",
+    "PRIVATE_MARKER",
+    "SAFE_ATTRIBUTES",
+    "SAFE_SCHEMES",
+    "SAFE_TAGS",
+    "SAFE_VALUES",
+    "SEARCH_JS",
+    "SEARCH_PATH",
+    "SOURCE_DIR",
+    "THEME",
+    "TIMELINE",
+    "Entry",
+    "Links",
+    "SiteUnavailable",
+    "Source",
+    "Vault",
+    "build_site",
+    "changes_page",
+    "diagnose_page",
+    "find_file",
+    "href",
+    "html_text",
+    "loopback_only",
+    "md_text",
+    "open_for_site",
+    "page_header",
+    "plain",
+    "prepare",
+    "private_meta",
+    "require_mkdocs",
+    "rewrite_links",
+    "safe_file",
+    "sanitize",
+    "search_answer",
+    "search_app",
+    "serve_site",
+    "timeline_page",
+    "under_private",
+    "write_config",
 ]

@@ -1,4 +1,5 @@
 """Links between pages: what a wikilink or a memory's link names, and the relative links written for it."""
+
 from __future__ import annotations
 
 import html
@@ -20,16 +21,24 @@ def name_key(text: str) -> str:
 class Links:
     """Finds what a wikilink names: a path, an id, a file name, a title or an alias (in that order)."""
 
-    def __init__(self, entries: list[Entry], folders: dict[str, str], assets: set[str],
-                 private_dirs: AbstractSet[str] = frozenset()):
+    def __init__(
+        self,
+        entries: list[Entry],
+        folders: dict[str, str],
+        assets: set[str],
+        private_dirs: AbstractSet[str] = frozenset(),
+    ):
         self.entries = {e.path: e for e in entries}
         self.by_id = {e.id: e for e in entries if e.id}
-        self.folders = folders          # published folders (each has an index.md page) -> their titles
+        self.folders = folders  # published folders (each has an index.md page) -> their titles
         self.assets = assets
         self.asset_names = file_names(assets)
         self.private_dirs = private_dirs
-        self._names: dict[str, dict[str, list[Entry]]] = {"stem": defaultdict(list), "title": defaultdict(list),
-                                                           "alias": defaultdict(list)}
+        self._names: dict[str, dict[str, list[Entry]]] = {
+            "stem": defaultdict(list),
+            "title": defaultdict(list),
+            "alias": defaultdict(list),
+        }
         for e in entries:
             self._names["stem"][name_key(posixpath.basename(e.path)[:-3])].append(e)
             self._names["title"][name_key(e.title)].append(e)
@@ -48,7 +57,7 @@ class Links:
         if not t:
             return None
         here_dir = posixpath.dirname(here)
-        for base in (here_dir, ""):    # a path relative to the page, then to the vault's root
+        for base in (here_dir, ""):  # a path relative to the page, then to the vault's root
             p = posixpath.normpath(posixpath.join(base, t.lstrip("/"))) if base else posixpath.normpath(t.lstrip("/"))
             if p.startswith(".."):
                 continue
@@ -58,12 +67,12 @@ class Links:
                 return p
             if (p in self.folders and p) or (p == "." and not base):
                 return "index.md" if p == "." else f"{p}/index.md"
-        file = find_file(t, here, self.assets, self.asset_names)   # `![[image.png]]` by name, like Obsidian
+        file = find_file(t, here, self.assets, self.asset_names)  # `![[image.png]]` by name, like Obsidian
         if file:
             return file
         if t in self.by_id:
             return self.by_id[t]
-        full, last = name_key(t), name_key(t.rpartition("/")[2])     # a title may hold a '/'; a file name cannot
+        full, last = name_key(t), name_key(t.rpartition("/")[2])  # a title may hold a '/'; a file name cannot
         for kind, name in (("stem", last), ("title", full), ("alias", full)):
             found = self._names[kind].get(name)
             if found:
@@ -91,8 +100,11 @@ def find_file(target: str, here: str, files: set[str], by_name: dict[str, list[s
         if p in files:
             return p
     tail = t.casefold()
-    found = [f for f in by_name.get(posixpath.basename(tail), ()) if f.casefold() == tail
-             or f.casefold().endswith("/" + tail)]
+    found = [
+        f
+        for f in by_name.get(posixpath.basename(tail), ())
+        if f.casefold() == tail or f.casefold().endswith("/" + tail)
+    ]
     if found:
         return min(found, key=lambda f: (posixpath.dirname(f) != here_dir, f.count("/"), f))
     return None
@@ -109,8 +121,10 @@ def _unpublished(label: str) -> str:
 
 
 def _broken(label: str, target: str) -> str:
-    return (f'<span class="ihmt-broken" title="broken link: nothing named {html.escape(target, quote=True)}">'
-            f'{html.escape(label)}</span>')
+    return (
+        f'<span class="ihmt-broken" title="broken link: nothing named {html.escape(target, quote=True)}">'
+        f"{html.escape(label)}</span>"
+    )
 
 
 _EMBED_SIZE = re.compile(r"(\d{1,5})(?:x(\d{1,5}))?\Z")
@@ -125,21 +139,21 @@ def rewrite_links(markdown: str, here: str, links: Links, slugify=None) -> tuple
 
     def wikilink(m: re.Match) -> str:
         embed, inner = m.group(1), m.group(2)
-        target, sep, alias = inner.replace("\\|", "|").partition("|")   # `\|` inside tables
+        target, sep, alias = inner.replace("\\|", "|").partition("|")  # `\|` inside tables
         target, _, heading = target.partition("#")
         label = alias.strip() if sep else ""
-        if not target.strip():       # [[#heading]]: this page
+        if not target.strip():  # [[#heading]]: this page
             return f"[{md_text(label or heading.strip())}](#{slug(heading.strip())})" if heading.strip() else m.group(0)
         found = links.find(target, here)
         anchor = f"#{slug(heading.strip())}" if heading.strip() else ""
         if found is None:
             broken.append({"page": here, "target": inner.replace("\\|", "|")})
             return _broken(label or inner, target.strip())
-        if isinstance(found, str):       # a folder's summary, or an embedded/linked asset
+        if isinstance(found, str):  # a folder's summary, or an embedded/linked asset
             if found.endswith("index.md"):
                 title = links.folders.get(posixpath.dirname(found), "Home")
                 return f"[{md_text(label or title)}]({href(found, here)}{anchor})"
-            size = _EMBED_SIZE.match(label) if embed else None    # Obsidian: ![[image.png|300]], |300x200
+            size = _EMBED_SIZE.match(label) if embed else None  # Obsidian: ![[image.png|300]], |300x200
             if size:
                 dims = f'width="{size.group(1)}"' + (f' height="{size.group(2)}"' if size.group(2) else "")
                 return f"![{md_text(posixpath.basename(found))}]({href(found, here)}){{ {dims} }}"
@@ -162,10 +176,10 @@ def rewrite_links(markdown: str, here: str, links: Links, slugify=None) -> tuple
     return outside_code(markdown, fix), broken
 
 
-_REF_MD = re.compile(r"\]\(\s*(?:<([^<>\n]+)>|([^()\s]+))")                  # [label](target), ![alt](target)
-_REF_DEF = re.compile(r"^ {0,3}\[[^\]\n]+\]:\s*<?([^\s<>]+)>?", re.M)              # [label]: target
+_REF_MD = re.compile(r"\]\(\s*(?:<([^<>\n]+)>|([^()\s]+))")  # [label](target), ![alt](target)
+_REF_DEF = re.compile(r"^ {0,3}\[[^\]\n]+\]:\s*<?([^\s<>]+)>?", re.M)  # [label]: target
 _REF_HTML = re.compile(r"""\b(?:src|href)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))""", re.I)
-_REF_WIKI = re.compile(r"\[\[([^\[\]\n|#]+)")                                       # [[file]], ![[file]]
+_REF_WIKI = re.compile(r"\[\[([^\[\]\n|#]+)")  # [[file]], ![[file]]
 _SCHEME = re.compile(r"[A-Za-z][\w+.-]*:")
 
 
@@ -180,7 +194,7 @@ def referenced(body: str, here: str, files: set[str], by_name: dict[str, list[st
         if not t or t.startswith("/") or _SCHEME.match(t):
             return
         p = posixpath.normpath(posixpath.join(here_dir, t))
-        if p in files:                    # relative to the page, as mkdocs resolves it; never above the vault
+        if p in files:  # relative to the page, as mkdocs resolves it; never above the vault
             found.add(p)
 
     def scan(chunk: str) -> str:

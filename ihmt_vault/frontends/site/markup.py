@@ -1,4 +1,5 @@
 """Memory text placed into generated Markdown and the theme's HTML: escaped, and code left alone."""
+
 from __future__ import annotations
 
 import html
@@ -23,10 +24,11 @@ def plain(text) -> str:
 def safe_line(line: str) -> str:
     """A line quoted from a memory into generated Markdown (a summary's first lines): its Markdown
     formatting and wikilinks are kept, its raw HTML shows as text (code spans are left as they are)."""
-    def escape(chunk: str) -> str:      # wikilinks are left whole: rewrite_links escapes their labels itself
+
+    def escape(chunk: str) -> str:  # wikilinks are left whole: rewrite_links escapes their labels itself
         out, pos = [], 0
         for m in WIKILINK.finditer(chunk):
-            out += [html.escape(chunk[pos:m.start()], quote=False), m.group(0)]
+            out += [html.escape(chunk[pos : m.start()], quote=False), m.group(0)]
             pos = m.end()
         return "".join(out) + html.escape(chunk[pos:], quote=False)
 
@@ -44,7 +46,7 @@ def outside_code(text: str, fn) -> str:
             chunk = "".join(prose)
             pos = 0
             for m in _INLINE_CODE.finditer(chunk):
-                out.append(fn(chunk[pos:m.start()]))
+                out.append(fn(chunk[pos : m.start()]))
                 out.append(m.group(0))
                 pos = m.end()
             out.append(fn(chunk[pos:]))
@@ -58,7 +60,12 @@ def outside_code(text: str, fn) -> str:
             out.append(line)
         elif fence is not None:
             out.append(line)
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)):]:
+            if (
+                m
+                and m.group(1)[0] == fence[0]
+                and len(m.group(1)) >= len(fence)
+                and not line.strip()[len(m.group(1)) :]
+            ):
                 fence = None
         else:
             prose.append(line)

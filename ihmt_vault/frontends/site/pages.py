@@ -1,4 +1,5 @@
 """The pages the site adds: the header above each memory, the Timeline, Recent changes and Diagnose."""
+
 from __future__ import annotations
 
 from ...vault import Vault
@@ -9,8 +10,11 @@ from .publishing import Entry, under_private
 TIMELINE, CHANGES, DIAGNOSE = "timeline.md", "recent-changes.md", "diagnose.md"
 CHANGES_SHOWN = 100
 # Navigation marks (Material's page status): tooltips; the icons are in static/site.css.
-NAV_STATUS = {"outdated": "Outdated: superseded by a newer memory", "pinned": "Pinned: a core memory",
-              "archived": "Archived: kept as history"}
+NAV_STATUS = {
+    "outdated": "Outdated: superseded by a newer memory",
+    "pinned": "Pinned: a core memory",
+    "archived": "Archived: kept as history",
+}
 
 
 def page_header(e: Entry, links: Links) -> str:
@@ -19,17 +23,20 @@ def page_header(e: Entry, links: Links) -> str:
     if e.status == "outdated":
         fix = next((f for f in (links.published(i) for i in e.superseded_by) if f), None)
         if fix:
-            badges.append(f"[OUTDATED → {md_text(fix.title)}]({href(fix.path, e.path)})"
-                          '{ .ihmt-badge .ihmt-outdated title="Superseded: read the correction" }')
+            badges.append(
+                f"[OUTDATED → {md_text(fix.title)}]({href(fix.path, e.path)})"
+                '{ .ihmt-badge .ihmt-outdated title="Superseded: read the correction" }'
+            )
         else:
-            badges.append('<span class="ihmt-badge ihmt-outdated" title="Superseded by a newer memory">'
-                          'OUTDATED</span>')
+            badges.append('<span class="ihmt-badge ihmt-outdated" title="Superseded by a newer memory">OUTDATED</span>')
     elif e.status == "archived":
-        badges.append('<span class="ihmt-badge ihmt-archived" title="Archived: decayed, kept as history">'
-                      'ARCHIVED</span>')
+        badges.append(
+            '<span class="ihmt-badge ihmt-archived" title="Archived: decayed, kept as history">ARCHIVED</span>'
+        )
     if e.pinned:
-        badges.append('<span class="ihmt-badge ihmt-pinned" title="Pinned: a core memory, it never decays">'
-                      '📌 pinned</span>')
+        badges.append(
+            '<span class="ihmt-badge ihmt-pinned" title="Pinned: a core memory, it never decays">📌 pinned</span>'
+        )
     # md_text, not only html.escape: the header is Markdown (md_in_html), where `[x](javascript:...)` in a
     # tag would otherwise become a link.
     meta = " · ".join(md_text(x) for x in (e.date, e.type, e.status) if x)
@@ -48,15 +55,21 @@ def timeline_page(v: Vault, links: Links, here: str = TIMELINE) -> str:
     events: list[tuple[str, int, str]] = []
     for t in v.memories.facts():
         shown_before = None
-        for said in t.entries:               # oldest first
+        for said in t.entries:  # oldest first
             m = links.published(said.memory_id)
             if not m or not said.valid_from:
                 continue
             was = f" (was {md_text(shown_before)})" if shown_before is not None and shown_before != said.value else ""
             until = f", until {md_text(said.valid_to)}" if said.valid_to else ""
-            events.append((said.valid_from, 1, f"**{md_text(t.subject)}** {md_text(t.attribute)}: "
-                                               f"{md_text(said.value)}{was}{until} — "
-                                               f"[{md_text(m.title)}]({href(m.path, here)})"))
+            events.append(
+                (
+                    said.valid_from,
+                    1,
+                    f"**{md_text(t.subject)}** {md_text(t.attribute)}: "
+                    f"{md_text(said.value)}{was}{until} — "
+                    f"[{md_text(m.title)}]({href(m.path, here)})",
+                )
+            )
             shown_before = said.value
     for e in links.entries.values():
         if e.hidden or not e.supersedes or not e.date:
@@ -64,8 +77,14 @@ def timeline_page(v: Vault, links: Links, here: str = TIMELINE) -> str:
         old = [o for o in (links.published(i) for i in e.supersedes) if o]
         what = ", ".join(f"[{md_text(o.title)}]({href(o.path, here)})" for o in old) or "an unpublished memory"
         events.append((e.date, 0, f"**correction**: [{md_text(e.title)}]({href(e.path, here)}) supersedes {what}"))
-    lines = ["---", "title: Timeline", "---", "# Timeline", "",
-             "Facts and corrections over time, newest first. An old value stays in its memory, marked OUTDATED."]
+    lines = [
+        "---",
+        "title: Timeline",
+        "---",
+        "# Timeline",
+        "",
+        "Facts and corrections over time, newest first. An old value stays in its memory, marked OUTDATED.",
+    ]
     if not events:
         lines += ["", "No dated facts or corrections yet."]
     year = None
@@ -81,17 +100,28 @@ def changes_page(v: Vault, links: Links, here: str = CHANGES, limit: int = CHANG
     """The vault's latest operations from the git log: when, operation, agent, what."""
     private_titles = {name_key(e.title) for e in links.entries.values() if e.hidden == "private"}
     private_ids = {e.id for e in links.entries.values() if e.hidden == "private" and e.id}
-    lines = ["---", "title: Recent changes", "---", "# Recent changes", "",
-             f"The vault's latest operations (up to {limit}), newest first, from its git log: what changed, "
-             "which operation and which agent.", "",
-             "| when | operation | agent | what |", "|---|---|---|---|"]
+    lines = [
+        "---",
+        "title: Recent changes",
+        "---",
+        "# Recent changes",
+        "",
+        f"The vault's latest operations (up to {limit}), newest first, from its git log: what changed, "
+        "which operation and which agent.",
+        "",
+        "| when | operation | agent | what |",
+        "|---|---|---|---|",
+    ]
     for c in v.history.changes(limit=limit):
         paths = [p for p in c.path.split(", ") if p]
         entries = [links.entries.get(p) for p in paths]
         subject = c.subject
-        if any(e is not None and e.hidden == "private" for e in entries) or set(c.ids) & private_ids or \
-                name_key(subject.partition(": ")[2]) in private_titles or \
-                any(under_private(p, links.private_dirs) for p in paths):   # a change in a private folder
+        if (
+            any(e is not None and e.hidden == "private" for e in entries)
+            or set(c.ids) & private_ids
+            or name_key(subject.partition(": ")[2]) in private_titles
+            or any(under_private(p, links.private_dirs) for p in paths)
+        ):  # a change in a private folder
             subject, entries = "a private memory", []
         what = md_text(subject)
         shown = [e for e in entries if e is not None and not e.hidden]
@@ -103,10 +133,19 @@ def changes_page(v: Vault, links: Links, here: str = CHANGES, limit: int = CHANG
 
 def diagnose_page(v: Vault, links: Links, here: str = DIAGNOSE) -> str:
     """The page where the served site asks the vault's own search (static/search.js fills it in)."""
-    return "\n".join([
-        "---", "title: Diagnose a search", "---", "# Diagnose a search", "",
-        "The vault's own search, as an agent's `search_memory` asks it: the answer's status (found, "
-        "ambiguous, not found) and how sure it is, each hit's path from the root, its score and how it was "
-        "reached, and the notices (OUTDATED, corrections). Only a site served by `ihmt site serve` has it; "
-        "its search box shows the same answer above the site's own results.", "",
-        '<div id="ihmt-diagnose"></div>', ""])
+    return "\n".join(
+        [
+            "---",
+            "title: Diagnose a search",
+            "---",
+            "# Diagnose a search",
+            "",
+            "The vault's own search, as an agent's `search_memory` asks it: the answer's status (found, "
+            "ambiguous, not found) and how sure it is, each hit's path from the root, its score and how it was "
+            "reached, and the notices (OUTDATED, corrections). Only a site served by `ihmt site serve` has it; "
+            "its search box shows the same answer above the site's own results.",
+            "",
+            '<div id="ihmt-diagnose"></div>',
+            "",
+        ]
+    )

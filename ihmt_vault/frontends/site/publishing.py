@@ -8,6 +8,7 @@ of a media type, not private, and either referenced by a published memory (Markd
 src/href, `[[file]]` or `![[file]]`: `links.referenced`) or kept in the top-level `attachments/` folder.
 An SVG with scripts is never published.
 """
+
 from __future__ import annotations
 
 import html
@@ -30,8 +31,8 @@ ASSET_EXTS = ATTACHMENT_EXTS
 # built site, and a vault file there would replace Material's own JavaScript on every page.
 ATTACHMENTS = "attachments"
 ATTACHMENT_EXTS = ASSET_EXTS | {".css", ".js"}
-PRIVATE_MARKER = ".private"      # an empty file: everything in its folder and below is private
-log = logging.getLogger("mkdocs.plugins.ihmt")     # captured by build_site() like mkdocs' own warnings
+PRIVATE_MARKER = ".private"  # an empty file: everything in its folder and below is private
+log = logging.getLogger("mkdocs.plugins.ihmt")  # captured by build_site() like mkdocs' own warnings
 
 
 @dataclass
@@ -49,7 +50,7 @@ class Entry:
     supersedes: list[str] = field(default_factory=list)
     superseded_by: list[str] = field(default_factory=list)
     aliases: list[str] = field(default_factory=list)
-    hidden: str = ""            # "" (published), "private" or "archived"
+    hidden: str = ""  # "" (published), "private" or "archived"
 
     @property
     def folder(self) -> str:
@@ -105,28 +106,39 @@ def safe_file(root: Path, rel: str, dirs: dict[str, bool] | None = None) -> Path
     return root / rel
 
 
-def read_entries(v: Vault, with_archive: bool,
-                 private_dirs: set[str]) -> tuple[list[Entry], list[dict], dict[str, str]]:
+def read_entries(
+    v: Vault, with_archive: bool, private_dirs: set[str]
+) -> tuple[list[Entry], list[dict], dict[str, str]]:
     """Every memory as an Entry, the catalog rows of the published ones, and their bodies (by path)."""
     entries: list[Entry] = []
     rows: list[dict] = []
     bodies: dict[str, str] = {}
-    dirs: dict[str, bool] = {}   # safe_file's cache of the folders already checked
+    dirs: dict[str, bool] = {}  # safe_file's cache of the folders already checked
     for r in v.memories.list():
         m = v.memories.get(r["path"])
         meta = m.meta
         # A memory reached through a symlinked folder (or not a regular file) is withheld like a private one.
-        private = private_meta(meta) or under_private(r["path"], private_dirs) or \
-            safe_file(v.root, r["path"], dirs) is None
+        private = (
+            private_meta(meta) or under_private(r["path"], private_dirs) or safe_file(v.root, r["path"], dirs) is None
+        )
         hidden = "private" if private else ""
         if not hidden and not with_archive and r["folder"].split("/")[0] == tree.ARCHIVE:
             hidden = "archived"
         aliases = meta.get("aliases") or []
-        e = Entry(path=r["path"], id=r["id"], title=r["title"], type=r.get("type") or "", date=r.get("date") or "",
-                  status=r.get("status") or "active", tags=[str(t) for t in r.get("tags") or []],
-                  pinned=bool(r.get("pinned")), supersedes=list(r.get("supersedes") or []),
-                  superseded_by=list(r.get("superseded_by") or []),
-                  aliases=[str(a) for a in (aliases if isinstance(aliases, list) else [aliases])], hidden=hidden)
+        e = Entry(
+            path=r["path"],
+            id=r["id"],
+            title=r["title"],
+            type=r.get("type") or "",
+            date=r.get("date") or "",
+            status=r.get("status") or "active",
+            tags=[str(t) for t in r.get("tags") or []],
+            pinned=bool(r.get("pinned")),
+            supersedes=list(r.get("supersedes") or []),
+            superseded_by=list(r.get("superseded_by") or []),
+            aliases=[str(a) for a in (aliases if isinstance(aliases, list) else [aliases])],
+            hidden=hidden,
+        )
         entries.append(e)
         if not hidden:
             rows.append(r)
@@ -141,16 +153,21 @@ def scan_files(root: Path, with_archive: bool, skip: set[Path]) -> tuple[set[str
     private: set[str] = set()
     found: dict[str, Path] = {}
     dirs: dict[str, bool] = {}
-    for dirpath, dirnames, filenames in os.walk(root):      # os.walk does not descend into symlinked folders
+    for dirpath, dirnames, filenames in os.walk(root):  # os.walk does not descend into symlinked folders
         here = Path(dirpath)
         rel = here.relative_to(root).as_posix()
         rel = "" if rel == "." else rel
         if PRIVATE_MARKER in filenames or PRIVATE_MARKER in dirnames:
             private.add(rel)
-            dirnames[:] = []            # nothing below is published: no need to look
+            dirnames[:] = []  # nothing below is published: no need to look
             continue
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and (here / d) not in skip
-                             and not (here == root and d == tree.ARCHIVE and not with_archive))
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if not d.startswith(".")
+            and (here / d) not in skip
+            and not (here == root and d == tree.ARCHIVE and not with_archive)
+        )
         attached = rel.split("/")[0] == ATTACHMENTS
         for name in filenames:
             ext = os.path.splitext(name)[1].lower()
@@ -164,8 +181,11 @@ def scan_files(root: Path, with_archive: bool, skip: set[Path]) -> tuple[set[str
     return private, {p: f for p, f in found.items() if not under_private(p, private)}
 
 
-_ACTIVE_SVG = re.compile(r"<script|<foreignobject|<iframe|<embed|<object|<handler|\bon[a-z]+\s*=|javascript:|"
-                         r"data:text/html|<!entity", re.I)
+_ACTIVE_SVG = re.compile(
+    r"<script|<foreignobject|<iframe|<embed|<object|<handler|\bon[a-z]+\s*=|javascript:|"
+    r"data:text/html|<!entity",
+    re.I,
+)
 
 
 def active_svg(file: Path, rel: str) -> bool:

@@ -6,6 +6,7 @@ and a page's front matter reaches the theme only as an escaped title, tags and o
 `site_raw_html = true` turns off the sanitiser only (for a person's own, offline site). nh3 is imported
 when a page is first cleaned.
 """
+
 from __future__ import annotations
 
 import re
@@ -17,30 +18,101 @@ from functools import lru_cache
 # submits a form, restyles the page or rewrites its base URL. Everything else is dropped: a tag outside
 # the list loses its markup (its text stays), <script> and <style> lose their content too.
 SAFE_TAGS = {
-    "a", "abbr", "b", "bdi", "bdo", "blockquote", "br", "caption", "cite", "code", "col", "colgroup", "dd",
-    "del", "details", "dfn", "div", "dl", "dt", "em", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5",
-    "h6", "hr", "i", "img", "input", "ins", "kbd", "label", "li", "mark", "ol", "p", "path", "pre", "q", "rp",
-    "rt", "ruby", "s", "samp", "small", "span", "strong", "sub", "summary", "sup", "svg", "table", "tbody",
-    "td", "tfoot", "th", "thead", "time", "tr", "u", "ul", "var", "wbr"}
+    "a",
+    "abbr",
+    "b",
+    "bdi",
+    "bdo",
+    "blockquote",
+    "br",
+    "caption",
+    "cite",
+    "code",
+    "col",
+    "colgroup",
+    "dd",
+    "del",
+    "details",
+    "dfn",
+    "div",
+    "dl",
+    "dt",
+    "em",
+    "figcaption",
+    "figure",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "i",
+    "img",
+    "input",
+    "ins",
+    "kbd",
+    "label",
+    "li",
+    "mark",
+    "ol",
+    "p",
+    "path",
+    "pre",
+    "q",
+    "rp",
+    "rt",
+    "ruby",
+    "s",
+    "samp",
+    "small",
+    "span",
+    "strong",
+    "sub",
+    "summary",
+    "sup",
+    "svg",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "time",
+    "tr",
+    "u",
+    "ul",
+    "var",
+    "wbr",
+}
 SAFE_ATTRIBUTES = {
     "*": {"id", "class", "title", "lang", "dir"},
-    "a": {"href", "name"},                          # name: Pygments' line anchors
+    "a": {"href", "name"},  # name: Pygments' line anchors
     "img": {"src", "alt", "width", "height", "loading"},
-    "th": {"align", "colspan", "rowspan", "style"}, "td": {"align", "colspan", "rowspan", "style"},
-    "col": {"span"}, "colgroup": {"span"},
-    "ol": {"start", "type"}, "li": {"value"},
-    "blockquote": {"cite"}, "q": {"cite"}, "del": {"cite", "datetime"}, "ins": {"cite", "datetime"},
-    "time": {"datetime"}, "details": {"open"},
-    "input": {"checked", "disabled", "name"},       # task lists (checkbox), content tabs (radio)
+    "th": {"align", "colspan", "rowspan", "style"},
+    "td": {"align", "colspan", "rowspan", "style"},
+    "col": {"span"},
+    "colgroup": {"span"},
+    "ol": {"start", "type"},
+    "li": {"value"},
+    "blockquote": {"cite"},
+    "q": {"cite"},
+    "del": {"cite", "datetime"},
+    "ins": {"cite", "datetime"},
+    "time": {"datetime"},
+    "details": {"open"},
+    "input": {"checked", "disabled", "name"},  # task lists (checkbox), content tabs (radio)
     "label": {"for"},
-    "span": {"data-linenos"}, "div": {"data-tabs"},  # Pygments' line numbers, content tabs
-    "svg": {"xmlns", "viewBox", "width", "height", "fill"}, "path": {"d", "fill"},   # emoji/icon shapes
+    "span": {"data-linenos"},
+    "div": {"data-tabs"},  # Pygments' line numbers, content tabs
+    "svg": {"xmlns", "viewBox", "width", "height", "fill"},
+    "path": {"d", "fill"},  # emoji/icon shapes
 }
 SAFE_VALUES = {"input": {"type": {"checkbox", "radio"}}}
-SAFE_SCHEMES = {"http", "https", "mailto"}          # relative links and #anchors always pass
+SAFE_SCHEMES = {"http", "https", "mailto"}  # relative links and #anchors always pass
 _CLASS = re.compile(r"[A-Za-z_][\w-]*\Z")
 _THEME_CLASSES = {"md-button", "md-button--primary"}  # Material's documented button classes
-_THEME_IDS = ("__tabbed_", "__codelineno-")             # ids pymdownx generates itself
+_THEME_IDS = ("__tabbed_", "__codelineno-")  # ids pymdownx generates itself
 
 
 def _attribute_filter(tag: str, attr: str, value: str) -> str | None:
@@ -59,12 +131,19 @@ def _attribute_filter(tag: str, attr: str, value: str) -> str | None:
 @lru_cache(maxsize=1)
 def _cleaner():
     import nh3
-    options = dict(tags=SAFE_TAGS, clean_content_tags={"script", "style"}, attributes=SAFE_ATTRIBUTES,
-                   attribute_filter=_attribute_filter, tag_attribute_values=SAFE_VALUES, url_schemes=SAFE_SCHEMES,
-                   filter_style_properties={"text-align"},   # table column alignment; no other CSS
-                   link_rel=None,          # no target= is allowed, so no rel=noopener is needed
-                   strip_comments=True)
-    if hasattr(nh3, "Cleaner"):     # nh3 >= 0.3: the allow-list is compiled once
+
+    options = dict(
+        tags=SAFE_TAGS,
+        clean_content_tags={"script", "style"},
+        attributes=SAFE_ATTRIBUTES,
+        attribute_filter=_attribute_filter,
+        tag_attribute_values=SAFE_VALUES,
+        url_schemes=SAFE_SCHEMES,
+        filter_style_properties={"text-align"},  # table column alignment; no other CSS
+        link_rel=None,  # no target= is allowed, so no rel=noopener is needed
+        strip_comments=True,
+    )
+    if hasattr(nh3, "Cleaner"):  # nh3 >= 0.3: the allow-list is compiled once
         return nh3.Cleaner(**options).clean
     return lambda text: nh3.clean(text, **options)
 
@@ -77,4 +156,5 @@ def sanitize(page_html: str) -> str:
 def html_text(fragment: str) -> str:
     """An HTML fragment reduced to its text, still escaped: a heading's title in the table of contents."""
     import nh3
+
     return nh3.clean(fragment, tags=set(), clean_content_tags={"script", "style"})

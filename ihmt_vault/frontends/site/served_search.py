@@ -2,6 +2,7 @@
 
 `static/search.js` asks the endpoint from the search box and the Diagnose page.
 """
+
 from __future__ import annotations
 
 import posixpath
@@ -12,7 +13,7 @@ from ...storage import tree
 from ...vault import Vault
 from .links import Links
 
-SEARCH_PATH = "_ihmt/search"                # the endpoint, under the site's mount path
+SEARCH_PATH = "_ihmt/search"  # the endpoint, under the site's mount path
 
 
 def _page_url(path: str) -> str:
@@ -49,9 +50,18 @@ def search_answer(v: Vault, links: Links, query: str, clue: str | None = None) -
         return not any(w in text for w in secret_words)
 
     def hit(h) -> dict:
-        return {"title": h.title, "path": h.path, "url": _page_url(h.path), "trail": list(h.trail),
-                "date": h.date, "status": h.status, "score": round(h.score, 3), "via": h.via,
-                "snippet": h.snippet, "notices": [n for n in h.notices if clean(n)]}
+        return {
+            "title": h.title,
+            "path": h.path,
+            "url": _page_url(h.path),
+            "trail": list(h.trail),
+            "date": h.date,
+            "status": h.status,
+            "score": round(h.score, 3),
+            "via": h.via,
+            "snippet": h.snippet,
+            "notices": [n for n in h.notices if clean(n)],
+        }
 
     hits = [h for h in r.hits if shown(h)]
     candidates = [h for h in r.candidates if shown(h)]
@@ -61,9 +71,17 @@ def search_answer(v: Vault, links: Links, query: str, clue: str | None = None) -
     elif status == "ambiguous" and len(candidates) < 2:
         status = "found"
     confidence, margin = _confidence(status, candidates if status == "ambiguous" else hits)
-    return {"status": status, "query": r.query, "clue": r.clue, "confidence": confidence, "margin": margin,
-            "message": r.message if clean(r.message) else "", "archived_fallback": r.archived_fallback,
-            "hits": [hit(h) for h in hits], "candidates": [hit(h) for h in candidates]}
+    return {
+        "status": status,
+        "query": r.query,
+        "clue": r.clue,
+        "confidence": confidence,
+        "margin": margin,
+        "message": r.message if clean(r.message) else "",
+        "archived_fallback": r.archived_fallback,
+        "hits": [hit(h) for h in hits],
+        "candidates": [hit(h) for h in candidates],
+    }
 
 
 _LOOPBACK = {"localhost", "127.0.0.1", "::1"}
@@ -78,6 +96,7 @@ def loopback_only(bound_host: str):
     def ok(host_header: str) -> bool:
         name = host_header.rsplit("]", 1)[0].lstrip("[") if host_header.startswith("[") else host_header.split(":")[0]
         return name in _LOOPBACK or name.startswith("127.")
+
     return ok
 
 
@@ -86,12 +105,20 @@ def search_app(app, answer, mount_path: str = "/", host_ok=None):
     (a `VaultError` becomes {"error": ...}, 400), and passing every other request to `app`."""
     import json
     from urllib.parse import parse_qs
+
     route = mount_path.rstrip("/") + "/" + SEARCH_PATH
 
     def reply(start_response, status: str, data: dict):
         body = json.dumps(data, ensure_ascii=False).encode("utf-8")
-        start_response(status, [("Content-Type", "application/json; charset=utf-8"), ("Content-Length", str(len(body))),
-                                ("X-Content-Type-Options", "nosniff"), ("Cache-Control", "no-store")])
+        start_response(
+            status,
+            [
+                ("Content-Type", "application/json; charset=utf-8"),
+                ("Content-Length", str(len(body))),
+                ("X-Content-Type-Options", "nosniff"),
+                ("Cache-Control", "no-store"),
+            ],
+        )
         return [body]
 
     def wsgi(environ, start_response):

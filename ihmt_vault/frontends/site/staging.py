@@ -5,6 +5,7 @@ published memories only (a private memory leaves no title, keyword or first line
 pages, the site's stylesheet, the images memories embed and, on a served site, the search script. Only
 changed files are written, so `mkdocs serve` settles after one rebuild.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,9 +26,9 @@ from .markup import md_text, safe_line
 from .pages import CHANGES, DIAGNOSE, TIMELINE, changes_page, diagnose_page, timeline_page
 from .publishing import ATTACHMENTS, active_svg, read_entries, safe_file, scan_files
 
-SOURCE_DIR = ".ihmt/cache/site-src"        # generated mkdocs.yml + docs/ (the staging docs folder)
-CSS = "_ihmt/site.css"                      # static/site.css, where the site's pages ask for it
-SEARCH_JS = "_ihmt/search.js"               # served sites only: static/search.js, the vault's own search
+SOURCE_DIR = ".ihmt/cache/site-src"  # generated mkdocs.yml + docs/ (the staging docs folder)
+CSS = "_ihmt/site.css"  # static/site.css, where the site's pages ask for it
+SEARCH_JS = "_ihmt/search.js"  # served sites only: static/search.js, the vault's own search
 
 
 @cache
@@ -49,12 +50,12 @@ class Source:
     title: str
     links: Links
     generated: list[str]
-    titles: dict[str, str]      # folder -> its summary's title (the section's name)
+    titles: dict[str, str]  # folder -> its summary's title (the section's name)
     published: int
     sections: int
     excluded: dict[str, int]
     written: int
-    raw_html: bool = False      # the vault's `site_raw_html`: pages are not sanitised
+    raw_html: bool = False  # the vault's `site_raw_html`: pages are not sanitised
 
 
 def _summary_title(file: Path) -> str | None:
@@ -69,8 +70,13 @@ def _summary_title(file: Path) -> str | None:
 def _quoted(r: dict) -> dict:
     """A catalog row as a summary may quote it: title and keywords (tags among them) as text, the first
     line as Markdown without live HTML. `tree.render_summary` writes what it is given into Markdown."""
-    return {**r, "title": md_text(r["title"]), "first_line": safe_line(r.get("first_line") or ""),
-            "keywords": [md_text(k) for k in r.get("keywords") or []], "date": md_text(r.get("date") or "")}
+    return {
+        **r,
+        "title": md_text(r["title"]),
+        "first_line": safe_line(r.get("first_line") or ""),
+        "keywords": [md_text(k) for k in r.get("keywords") or []],
+        "date": md_text(r.get("date") or ""),
+    }
 
 
 def _summaries(v: Vault, rows: list[dict], links_by_id) -> tuple[dict[str, str], dict[str, str]]:
@@ -88,7 +94,7 @@ def _summaries(v: Vault, rows: list[dict], links_by_id) -> tuple[dict[str, str],
     infos: dict[str, tree.FolderInfo] = {}
     pages: dict[str, str] = {}
     titles: dict[str, str] = {}
-    for folder in tree.bottom_up(folders):   # deepest first: children are ready
+    for folder in tree.bottom_up(folders):  # deepest first: children are ready
         index = tree.summary_path(folder)
         name = folder.rpartition("/")[2]
         if folder:
@@ -102,7 +108,7 @@ def _summaries(v: Vault, rows: list[dict], links_by_id) -> tuple[dict[str, str],
         text, info = tree.render_summary(folder, md_text(title), by_folder.get(folder, []), subs, links_by_id)
         infos[folder] = info
         pages[index] = text
-        titles[folder] = title          # as written: the plugin escapes it for the navigation
+        titles[folder] = title  # as written: the plugin escapes it for the navigation
     return pages, titles
 
 
@@ -138,8 +144,9 @@ def _sync(dest: Path, files: dict[str, bytes | Path]) -> int:
     return written
 
 
-def prepare(v: Vault, docs: Path | None = None, with_archive: bool = False, skip: tuple[Path, ...] = (),
-            serving: bool = False) -> Source:
+def prepare(
+    v: Vault, docs: Path | None = None, with_archive: bool = False, skip: tuple[Path, ...] = (), serving: bool = False
+) -> Source:
     """Fill the staging docs folder for vault `v` (default `<vault>/.ihmt/cache/site-src/docs`);
     `serving` (ihmt site serve) adds the script and the page that ask the vault's own search."""
     docs = Path(docs) if docs else v.root / SOURCE_DIR / "docs"
@@ -158,23 +165,32 @@ def prepare(v: Vault, docs: Path | None = None, with_archive: bool = False, skip
         assets |= referenced(body, path, known, names)
     assets = {p for p in assets if not (p.lower().endswith(".svg") and active_svg(candidates[p], p))}
     for rel in sorted(assets):
-        files.setdefault(rel, candidates[rel])     # a media file never shares a memory's or summary's path
+        files.setdefault(rel, candidates[rel])  # a media file never shares a memory's or summary's path
     links = Links(entries, titles, assets, private_dirs)
     top = {p.split("/")[0] for p in files}
     generated = []
     pages = [(TIMELINE, timeline_page), (CHANGES, changes_page)] + ([(DIAGNOSE, diagnose_page)] if serving else [])
     for name, render in pages:
         stem = name[:-3]
-        while f"{stem}.md" in files or stem in top:   # a topic folder of the same name keeps its URL
+        while f"{stem}.md" in files or stem in top:  # a topic folder of the same name keeps its URL
             stem = f"vault-{stem}"
         files[f"{stem}.md"] = render(v, links, f"{stem}.md").encode()
         generated.append(f"{stem}.md")
     files[CSS] = static("site.css").encode()
-    if serving:     # the Diagnose page keeps its URL even when a topic took its name
+    if serving:  # the Diagnose page keeps its URL even when a topic took its name
         diagnose = next(g for g in generated if g.endswith(DIAGNOSE))[:-3] + "/"
         files[SEARCH_JS] = static("search.js").replace('"diagnose/"', '"' + quote(diagnose) + '"').encode()
     written = _sync(docs, files)
-    return Source(vault=v.root, docs=docs, title=v.config.title, links=links, generated=generated, titles=titles,
-                  published=len(published), sections=len(summaries),
-                  excluded={k: sum(1 for e in entries if e.hidden == k) for k in ("private", "archived")},
-                  written=written, raw_html=v.config.site_raw_html)
+    return Source(
+        vault=v.root,
+        docs=docs,
+        title=v.config.title,
+        links=links,
+        generated=generated,
+        titles=titles,
+        published=len(published),
+        sections=len(summaries),
+        excluded={k: sum(1 for e in entries if e.hidden == k) for k in ("private", "archived")},
+        written=written,
+        raw_html=v.config.site_raw_html,
+    )

@@ -6,6 +6,7 @@ reading text, JSON lines and SQLite without ever writing the original. Each impo
 registered here) and a `what` line naming the store. They come in through the same pluggy hook as
 a plugin's importers.
 """
+
 from __future__ import annotations
 
 from ..hookspecs import hookimpl
@@ -21,7 +22,14 @@ from .obsidian import Obsidian
 
 @hookimpl
 def register_importers(register):
-    for name, importer in (("jsonl", JsonLines()), ("mcp-memory", McpMemory()), ("memorytree", MemoryTree()),
-                           ("hmem", Hmem()), ("ihmt", Ihmt()), ("hermes", Hermes()), ("agent-md", AgentMarkdown()),
-                           ("obsidian", Obsidian())):
+    for name, importer in (
+        ("jsonl", JsonLines()),
+        ("mcp-memory", McpMemory()),
+        ("memorytree", MemoryTree()),
+        ("hmem", Hmem()),
+        ("ihmt", Ihmt()),
+        ("hermes", Hermes()),
+        ("agent-md", AgentMarkdown()),
+        ("obsidian", Obsidian()),
+    ):
         register(name, importer)

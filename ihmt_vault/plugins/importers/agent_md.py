@@ -9,6 +9,7 @@ nested under it) and each paragraph is a memory; a code block, table or quote be
 before it. `@path` imports are followed (relative to the file, `~/` from home, five deep, each file
 once) and filed under the section that imports them; a line that only imports is not a memory.
 """
+
 from __future__ import annotations
 
 import re
@@ -21,13 +22,21 @@ from .hermes import is_entry_list
 from .reading import text_of
 
 WHAT = "an agent's instruction file (CLAUDE.md, AGENTS.md, GEMINI.md, a Cursor rule, copilot-instructions.md)"
-NAMES = {"claude.md", "claude.local.md", "agents.md", "gemini.md", ".cursorrules", "copilot-instructions.md", "memory.md"}
+NAMES = {
+    "claude.md",
+    "claude.local.md",
+    "agents.md",
+    "gemini.md",
+    ".cursorrules",
+    "copilot-instructions.md",
+    "memory.md",
+}
 _IMPORT = re.compile(r"(?<![\w`@])@((?:~/|\.{1,2}/|/)?[\w.\-/]*[\w\-])")
 _CODE_SPAN = re.compile(r"`+[^`\n]*`+")
 _MARKER = re.compile(r"^(\s*)(?:[-*+]|\d{1,9}[.)])(?:\s+|$)")
 _HOME_AGENTS = {".claude", ".codex", ".gemini", ".cursor", "opencode", ".copilot"}
 _PLUMBING = {".github", ".cursor", "rules", ".claude", "memory", ".codex", ".gemini"}
-MAX_DEPTH = 5            # Claude Code follows imports five deep
+MAX_DEPTH = 5  # Claude Code follows imports five deep
 
 
 def _is_memory_folder(path: Path) -> bool:
@@ -35,24 +44,29 @@ def _is_memory_folder(path: Path) -> bool:
 
 
 class AgentMarkdown:
-    what = "agents' Markdown: CLAUDE.md, AGENTS.md, GEMINI.md, .cursorrules, *.mdc, copilot-instructions.md, " \
-           "a Claude Code memory/ folder"
+    what = (
+        "agents' Markdown: CLAUDE.md, AGENTS.md, GEMINI.md, .cursorrules, *.mdc, copilot-instructions.md, "
+        "a Claude Code memory/ folder"
+    )
 
     def recognises(self, path: Path) -> bool:
         if path.is_dir():
             return _is_memory_folder(path) or (path.name == "rules" and any(path.glob("*.mdc")))
         name = path.name.lower()
-        if name == "memory.md":   # Hermes' MEMORY.md is § entries; Claude Code's is Markdown
+        if name == "memory.md":  # Hermes' MEMORY.md is § entries; Claude Code's is Markdown
             try:
                 return ".hermes" not in path.resolve().parts and not is_entry_list(text_of(path, WHAT))
             except BadInput:
-                return True      # a bad file is reported by read, naming it
+                return True  # a bad file is reported by read, naming it
         return name in NAMES or name.endswith(".mdc")
 
     def read(self, path: Path) -> list[Item]:
         if path.is_dir():
-            files = sorted(path.glob("*.mdc")) if path.name == "rules" else \
-                [path / "MEMORY.md"] + sorted(p for p in path.glob("*.md") if p.name != "MEMORY.md")
+            files = (
+                sorted(path.glob("*.mdc"))
+                if path.name == "rules"
+                else [path / "MEMORY.md"] + sorted(p for p in path.glob("*.md") if p.name != "MEMORY.md")
+            )
         elif path.is_file():
             files = [path]
         else:
@@ -77,14 +91,14 @@ class _Reader:
         self.seen.add(real)
         text = text_of(file, WHAT)
         block, body = notes.split_front_matter(text)
-        offset = text[: len(text) - len(body)].count("\n")   # front matter lines: line numbers stay true
+        offset = text[: len(text) - len(body)].count("\n")  # front matter lines: line numbers stay true
         lines = body.splitlines()
         tokens = notes.markdown().parse(body)
         blocks = [t for t in tokens if t.level == 0 and t.map is not None]
         h1s = [t for t in blocks if t.type == "heading_open" and t.tag == "h1"]
-        title_h1 = h1s[0] if len(h1s) == 1 and blocks[0] is h1s[0] else None   # the document's own title
-        path: list[tuple[int, str]] = []   # (heading level, name)
-        last: Item | None = None           # the memory a code block or table joins
+        title_h1 = h1s[0] if len(h1s) == 1 and blocks[0] is h1s[0] else None  # the document's own title
+        path: list[tuple[int, str]] = []  # (heading level, name)
+        last: Item | None = None  # the memory a code block or table joins
         for i, t in enumerate(tokens):
             if t.level != 0 or t.map is None or t.type.endswith("_close") or t.type == "inline":
                 continue
@@ -99,23 +113,33 @@ class _Reader:
             where = f"{file.name}:{start + offset + 1}"
             here = topic + [name for _, name in path][: max(0, 5 - len(topic))]
             if t.type in ("bullet_list_open", "ordered_list_open"):
-                for item in tokens[i + 1:]:
+                for item in tokens[i + 1 :]:
                     if item.level == 0:
                         break
                     if item.type == "list_item_open" and item.level == 1 and item.map:
-                        last = self.memory(lines[item.map[0]:item.map[1]], file, here, depth,
-                                           f"{file.name}:{item.map[0] + offset + 1}", bullet=True) or last
+                        last = (
+                            self.memory(
+                                lines[item.map[0] : item.map[1]],
+                                file,
+                                here,
+                                depth,
+                                f"{file.name}:{item.map[0] + offset + 1}",
+                                bullet=True,
+                            )
+                            or last
+                        )
             elif t.type == "paragraph_open":
                 last = self.memory(lines[start:end], file, here, depth, where) or last
-            elif t.type != "hr":   # a code block, table, quote or HTML: with the memory it illustrates
+            elif t.type != "hr":  # a code block, table, quote or HTML: with the memory it illustrates
                 chunk = "\n".join(lines[start:end]).rstrip()
                 if last is not None and last.topic == "/".join(here):
                     last.text = last.text.rstrip("\n") + "\n\n" + chunk + "\n"
                 elif chunk.strip():
                     last = self.add(chunk, here, where)
 
-    def memory(self, source: list[str], file: Path, topic: list[str], depth: int, where: str,
-               bullet: bool = False) -> Item | None:
+    def memory(
+        self, source: list[str], file: Path, topic: list[str], depth: int, where: str, bullet: bool = False
+    ) -> Item | None:
         if bullet:
             source = _unbullet(source)
         text = "\n".join(source).strip()
@@ -128,7 +152,7 @@ class _Reader:
                 self.document(found, topic, depth + 1)
                 followed.append(target)
         if followed and not _IMPORT.sub("", prose).strip(" \t\n-*+,;"):
-            return None   # a line that only imports
+            return None  # a line that only imports
         return self.add(text, topic, where) if text else None
 
     def add(self, text: str, topic: list[str], where: str) -> Item:
@@ -166,7 +190,7 @@ def _project(folder: Path) -> str:
     folder = folder.resolve()
     home = Path.home().resolve()
     parts = folder.parts
-    if parts[-4:-2] == (".claude", "projects") and parts[-1] == "memory":   # ~/.claude/projects/-home-me-shop/memory
+    if parts[-4:-2] == (".claude", "projects") and parts[-1] == "memory":  # ~/.claude/projects/-home-me-shop/memory
         return parts[-2].removeprefix(str(home).replace("/", "-")).strip("-") or "user"
     while folder.name in _PLUMBING and folder != folder.parent:
         if folder.parent == home and folder.name in _HOME_AGENTS:

@@ -1,5 +1,6 @@
 """`hermes`: Hermes Agent's own flat memory, `MEMORY.md` (FORMATS.md): entries separated by a line
 holding only `§`. Each entry is a memory, placed by the vault's tree (the file has no topics)."""
+
 from __future__ import annotations
 
 from pathlib import Path

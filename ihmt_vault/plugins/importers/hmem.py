@@ -9,6 +9,7 @@ initial recall weight, `min_role` kept as front matter, `links` as link lines (`
 An `obsolete` entry is outdated, superseded by the entry its `[✓E0076]` names (one that names none,
 or a missing one, stays current with the tag `obsolete`). The database is only read.
 """
+
 from __future__ import annotations
 
 import json
@@ -60,7 +61,7 @@ class Hmem:
         for r in roots:
             ident = str(r["id"])
             items[ident] = self._entry(r, ident, titles, sorted(children.get(ident, [])), tags_of.get(ident, []), path)
-        for r in roots:   # an obsolete entry: outdated, corrected by the entry its [✓...] names
+        for r in roots:  # an obsolete entry: outdated, corrected by the entry its [✓...] names
             ident = str(r["id"])
             if not r.get("obsolete"):
                 continue
@@ -74,20 +75,30 @@ class Hmem:
 
     def _entry(self, r: dict, ident: str, titles: dict, kids: list, tags: list[str], path: Path) -> Item:
         letters = re.match(r"[A-Za-z]*", ident)
-        assert letters is not None   # [A-Za-z]* matches every text
+        assert letters is not None  # [A-Za-z]* matches every text
         prefix = str(r.get("prefix") or letters.group(0) or "").upper()
         folder, type_ = PREFIXES.get(prefix, (f"hmem/{prefix.lower() or 'entries'}", None))
-        nested = [f"{'  ' * (len(order) - 1)}- {text}" for order, text in kids]   # depth 2 is the first indent
+        nested = [f"{'  ' * (len(order) - 1)}- {text}" for order, text in kids]  # depth 2 is the first indent
         lines = [str(r.get("level_1") or r.get("title") or ident).strip()] + (["", *nested] if nested else [])
         links = [f"- related [[{titles[i]}]]" for i in _ids(r.get("links")) if i in titles and i != ident]
         if links:
             lines += ["", *links]
         role = r.get("min_role")
-        return Item(text="\n".join(lines) + "\n", title=titles[ident], topic=folder, type=type_,
-                    date=day_of(r.get("created_at")), tags=list(tags),
-                    pinned=bool(r.get("favorite") or r.get("pinned")), archived=bool(r.get("irrelevant")),
-                    recalls=max(0, int(r.get("access_count") or 0)), last_recall=iso_time(r.get("last_accessed")),
-                    extra={"min_role": str(role)} if role else {}, key=ident, where=f"{path.name} {ident}")
+        return Item(
+            text="\n".join(lines) + "\n",
+            title=titles[ident],
+            topic=folder,
+            type=type_,
+            date=day_of(r.get("created_at")),
+            tags=list(tags),
+            pinned=bool(r.get("favorite") or r.get("pinned")),
+            archived=bool(r.get("irrelevant")),
+            recalls=max(0, int(r.get("access_count") or 0)),
+            last_recall=iso_time(r.get("last_accessed")),
+            extra={"min_role": str(role)} if role else {},
+            key=ident,
+            where=f"{path.name} {ident}",
+        )
 
 
 def _ids(value) -> list[str]:

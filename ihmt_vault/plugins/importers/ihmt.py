@@ -11,6 +11,7 @@
   superseded by the leaf it names;
 - `layers/`, `root.json` and `state/catalog.json` are generated summaries and indexes: not memories.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,7 +25,7 @@ from .reading import day_of, text_of
 WHAT = "IHMT's ihmt_memory/ folder (the one holding layer_0/)"
 _HEADER = re.compile(r"\A<<<IHMT-META\r?\n(.*?)\r?\nIHMT-META>>>[ \t]*(?:\r?\n|\Z)", re.S)
 _TYPES = {"PROCESS": "procedure", "PERSONAL": "fact"}
-_NAMED = ("method", "function", "class", "name")   # tags that name what a code leaf is
+_NAMED = ("method", "function", "class", "name")  # tags that name what a code leaf is
 
 
 def root_of(path: Path) -> Path | None:
@@ -45,12 +46,12 @@ class Ihmt:
         if root is None:
             raise BadInput(f"{path}: has no layer_0/ folder; give {WHAT}")
         items: dict[str, Item] = {}
-        corrected_by: list[tuple[str, str]] = []    # (outdated leaf, the leaf correcting it)
+        corrected_by: list[tuple[str, str]] = []  # (outdated leaf, the leaf correcting it)
         for file in sorted((root / "layer_0").rglob("*.txt")):
             rel = file.relative_to(root).as_posix()
             item, by = self._leaf(file, rel, root)
             key = item.key
-            assert key is not None   # _leaf always gives one (the leaf's id, else its path)
+            assert key is not None  # _leaf always gives one (the leaf's id, else its path)
             items.setdefault(key, item)
             if by:
                 corrected_by.append((key, by))
@@ -71,7 +72,7 @@ class Ihmt:
                 raise BadInput(f"{file}: its IHMT-META header is not JSON ({e.msg}); fix it and import again") from None
             if not isinstance(meta, dict):
                 raise BadInput(f"{file}: its IHMT-META header is not a JSON object; fix it and import again")
-            text = text[m.end():]
+            text = text[m.end() :]
         extra = meta.get("extra")
         if not isinstance(extra, dict):
             extra = {}
@@ -81,16 +82,25 @@ class Ihmt:
         if kind == "CODE":
             lang = next((t.partition(":")[2] for t in tags if t.startswith("lang:")), "")
             text = f"```{lang}\n{text.rstrip()}\n```\n"
-            title = next((t.partition(":")[2] for t in tags if t.partition(":")[0] in _NAMED and t.partition(":")[2]), None)
+            title = next(
+                (t.partition(":")[2] for t in tags if t.partition(":")[0] in _NAMED and t.partition(":")[2]), None
+            )
         domain = str(meta.get("domain") or file.parent.relative_to(root / "layer_0").as_posix() or "ihmt")
         keep = {k: v for k, v in (("context", extra.get("context")), ("span", meta.get("span"))) if v}
         by = meta.get("superseded_by") or extra.get("superseded_by")
         if isinstance(by, list):
             by = by[-1] if by else None
-        return Item(text=text, title=title, topic="/".join(re.split(r"[./]", domain)[:5]),
-                    date=day_of(meta.get("timestamp")), tags=tags + ([kind.lower()] if kind != "GENERIC" else []),
-                    type=_TYPES.get(kind), key=str(meta.get("leaf_id") or rel), extra=keep,
-                    where=rel), (str(by) if by else None)
+        return Item(
+            text=text,
+            title=title,
+            topic="/".join(re.split(r"[./]", domain)[:5]),
+            date=day_of(meta.get("timestamp")),
+            tags=tags + ([kind.lower()] if kind != "GENERIC" else []),
+            type=_TYPES.get(kind),
+            key=str(meta.get("leaf_id") or rel),
+            extra=keep,
+            where=rel,
+        ), (str(by) if by else None)
 
     def _facts(self, root: Path, items: dict[str, Item]) -> None:
         file = root / "state" / "facts.json"
@@ -100,19 +110,26 @@ class Ihmt:
             data = json.loads(text_of(file, f"the fact timeline of {WHAT}"))
         except json.JSONDecodeError as e:
             raise BadInput(f"{file}: is not JSON ({e.msg}); fix it or move it aside and import again") from None
-        slots: dict[tuple[str, str], list[tuple[str, str, str]]] = {}   # slot → [(valid from, item key, value)]
+        slots: dict[tuple[str, str], list[tuple[str, str, str]]] = {}  # slot → [(valid from, item key, value)]
         for n, fact in enumerate(_fact_rows(data), 1):
             subject, attribute, value = (str(fact.get(k) or "").strip() for k in ("subject", "attribute", "value"))
             if not attribute or not value:
                 continue
             day = day_of(fact.get("valid_from") or fact.get("from") or fact.get("timestamp") or fact.get("date")) or ""
             leaf = str(fact.get("leaf_id") or fact.get("leaf") or fact.get("source_leaf") or "")
-            if leaf not in items:   # the leaf that said it is gone: the fact is a memory of its own
+            if leaf not in items:  # the leaf that said it is gone: the fact is a memory of its own
                 leaf = f"fact:{n}"
-                items[leaf] = Item(text=f"{subject or 'I'} {attribute}: {value}\n", topic="facts", date=day or None,
-                                   type="fact", key=leaf, where=f"state/facts.json fact {n}")
+                items[leaf] = Item(
+                    text=f"{subject or 'I'} {attribute}: {value}\n",
+                    topic="facts",
+                    date=day or None,
+                    type="fact",
+                    key=leaf,
+                    where=f"state/facts.json fact {n}",
+                )
             items[leaf].extra.setdefault("facts", []).append(
-                {"subject": subject or "I", "attribute": attribute, "value": value})
+                {"subject": subject or "I", "attribute": attribute, "value": value}
+            )
             slots.setdefault((subject.casefold(), attribute.casefold()), []).append((day, leaf, value))
         for said in slots.values():
             said.sort()

@@ -1,6 +1,7 @@
 """`jsonl`: one JSON object per line with the fields of a save (and what `ihmt export --format jsonl`
 writes: `status: archived` lands in the archive, `facts` and `extra` become front matter, `id` and
 `supersedes` are kept, so an export reads back into an equal vault)."""
+
 from __future__ import annotations
 
 from pathlib import Path

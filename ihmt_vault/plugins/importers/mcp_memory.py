@@ -6,6 +6,7 @@ also its type); each relation (`{"type": "relation", "from", "to", "relationType
 line in the body of its `from` entity: `- works_at [[Acme]]`. A relation from an entity the file
 does not hold is left out.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -44,7 +45,15 @@ class McpMemory:
             lines = [f"- {o}" for o in said] + list(dict.fromkeys(relations.get(name, [])))
             if not lines:
                 lines = [name]
-            items.append(Item(text="\n".join(lines) + "\n", title=name, topic=notes.slugify(kind) if kind else None,
-                              type=kind.lower() if kind.lower() in ("person", "project") else None,
-                              tags=[notes.slugify(kind)] if kind else [], key=name, where=f"{path.name} line {n}"))
+            items.append(
+                Item(
+                    text="\n".join(lines) + "\n",
+                    title=name,
+                    topic=notes.slugify(kind) if kind else None,
+                    type=kind.lower() if kind.lower() in ("person", "project") else None,
+                    tags=[notes.slugify(kind)] if kind else [],
+                    key=name,
+                    where=f"{path.name} line {n}",
+                )
+            )
         return items

@@ -6,6 +6,7 @@ date; `is_core` → pinned, `is_deep` (its archive, the root pool) → archived,
 (`- part of [[Parent]]`), so the mind map's shape survives. Soft-deleted nodes (`deleted`) are left
 out. The database is only read (reading.open_sqlite).
 """
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,9 @@ class MemoryTree:
     what = "MemoryTree's mindmap.db (SQLite, a nodes table)"
 
     def recognises(self, path: Path) -> bool:
-        return path.is_file() and (path.name == "mindmap.db" or (has_tables(path, "nodes")
-                                                                 and not has_tables(path, "memories")))
+        return path.is_file() and (
+            path.name == "mindmap.db" or (has_tables(path, "nodes") and not has_tables(path, "memories"))
+        )
 
     def read(self, path: Path) -> list[Item]:
         conn = open_sqlite(path, WHAT)
@@ -42,11 +44,20 @@ class MemoryTree:
             parent = n.get("parent_id")
             if parent in titles:
                 text += f"\n- part of [[{titles[parent]}]]\n"
-            items.append(Item(
-                text=text, title=titles[n["id"]], topic=str(n.get("topic") or "").strip() or None,
-                date=day_of(n.get("created_at")), pinned=bool(n.get("is_core")), archived=bool(n.get("is_deep")),
-                recalls=max(0, round(_number(n.get("score")))), last_recall=iso_time(n.get("last_access")),
-                key=str(n["id"]), where=f"{path.name} node {n['id']}"))
+            items.append(
+                Item(
+                    text=text,
+                    title=titles[n["id"]],
+                    topic=str(n.get("topic") or "").strip() or None,
+                    date=day_of(n.get("created_at")),
+                    pinned=bool(n.get("is_core")),
+                    archived=bool(n.get("is_deep")),
+                    recalls=max(0, round(_number(n.get("score")))),
+                    last_recall=iso_time(n.get("last_access")),
+                    key=str(n["id"]),
+                    where=f"{path.name} node {n['id']}",
+                )
+            )
         return items
 
 

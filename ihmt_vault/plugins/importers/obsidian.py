@@ -5,10 +5,12 @@ Memory's `- [category] …` observations and `- relation [[Target]]` relations) 
 matter: `title` (else the file name, Obsidian's title), `tags`, `type` (one of ours, else `note`
 with the original kept as `kind`), `date` (else `created`) and `pinned` are mapped; every other key
 (`permalink`, `aliases`, a person's own properties) is kept as front matter, one that is ours
-(`status`, `source`, ...) as `original_<key>`; an `id` is kept as `source_id` (the vault gives its own). The files a note embeds or links to (`![[x.png]]`,
-`[[x.pdf]]`, `![](x.png)`), found by path or, as Obsidian does, by name, are copied beside it under
-the same topic path. `.obsidian/`, `.trash/` and every hidden path are never imported.
+(`status`, `source`, ...) as `original_<key>`; an `id` is kept as `source_id` (the vault gives its
+own). The files a note embeds or links to (`![[x.png]]`, `[[x.pdf]]`, `![](x.png)`), found by path
+or, as Obsidian does, by name, are copied beside it under the same topic path. `.obsidian/`,
+`.trash/` and every hidden path are never imported.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -28,7 +30,7 @@ WHAT = "an Obsidian vault or a Basic Memory folder (Markdown notes)"
 _EMBED = re.compile(r"!?\[\[([^\[\]\n|#]+)")
 _MDLINK = re.compile(r"!?\[[^\]\n]*\]\(<?([^)\s>]+)>?\)")
 _MAPPED = {"title", "tags", "type", "date", "created", "pinned", "id"}
-_OURS = set(notes.KEY_ORDER)   # our own keys: never carried over as a note's properties
+_OURS = set(notes.KEY_ORDER)  # our own keys: never carried over as a note's properties
 
 
 def _walk(root: Path):
@@ -73,7 +75,7 @@ class Obsidian:
         media = [f for f in files if f.suffix.lower() in ATTACHMENT_EXTS]
         by_name: dict[str, Path] = {}
         for f in sorted(media, key=lambda f: (len(f.relative_to(path).parts), f.as_posix())):
-            by_name.setdefault(f.name.casefold(), f)    # Obsidian: the nearest to the root wins
+            by_name.setdefault(f.name.casefold(), f)  # Obsidian: the nearest to the root wins
         items = []
         for file in files:
             if file.suffix != ".md":
@@ -82,19 +84,29 @@ class Obsidian:
             meta, body = _front_matter(text_of(file, f"a Markdown note of {WHAT}"), rel)
             folder = file.parent.relative_to(path).as_posix()
             found = [f for f in (_target(t, file, path, by_name) for t in _links(body)) if f]
-            items.append(Item(text=body, title=str(meta.get("title") or file.stem), topic=folder if folder != "." else None,
-                              date=_date(meta.get("date")) or _date(meta.get("created")), tags=_tags(meta.get("tags")),
-                              type=_type(meta), pinned=meta.get("pinned") is True, extra=_extra(meta),
-                              attachments=list(dict.fromkeys(a for f in found if (a := _placed(f, path)))),
-                              where=rel))
+            items.append(
+                Item(
+                    text=body,
+                    title=str(meta.get("title") or file.stem),
+                    topic=folder if folder != "." else None,
+                    date=_date(meta.get("date")) or _date(meta.get("created")),
+                    tags=_tags(meta.get("tags")),
+                    type=_type(meta),
+                    pinned=meta.get("pinned") is True,
+                    extra=_extra(meta),
+                    attachments=list(dict.fromkeys(a for f in found if (a := _placed(f, path)))),
+                    where=rel,
+                )
+            )
         if not items:
             raise BadInput(f"{path}: holds no Markdown notes; give {WHAT}")
         return items
 
 
 def _links(body: str) -> list[str]:
-    return [m.group(1).strip() for m in _EMBED.finditer(body)] + \
-        [unquote(m.group(1)) for m in _MDLINK.finditer(body) if "://" not in m.group(1)]
+    return [m.group(1).strip() for m in _EMBED.finditer(body)] + [
+        unquote(m.group(1)) for m in _MDLINK.finditer(body) if "://" not in m.group(1)
+    ]
 
 
 def _target(link: str, note: Path, root: Path, by_name: dict[str, Path]) -> Path | None:
@@ -106,7 +118,7 @@ def _target(link: str, note: Path, root: Path, by_name: dict[str, Path]) -> Path
         try:
             candidate.relative_to(root.resolve())
         except ValueError:
-            continue       # a link leading out of the folder: not the vault's
+            continue  # a link leading out of the folder: not the vault's
         if candidate.is_file():
             return candidate
     return by_name.get(Path(link).name.casefold())

@@ -5,6 +5,7 @@ what to do, raised before the vault is touched. SQLite is opened through a `file
 `mode=ro`, and `immutable=1` when no `-wal` file is beside it, so opening never creates a `-wal` or
 `-shm` file, nor changes the database's bytes or modification time.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from ...errors import BadInput
 
-MAX_TEXT = 20_000_000      # an instruction file or a JSONL store, not a data dump
+MAX_TEXT = 20_000_000  # an instruction file or a JSONL store, not a data dump
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
@@ -87,8 +88,9 @@ def open_sqlite(path: Path, what: str) -> sqlite3.Connection:
         conn.row_factory = sqlite3.Row
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.DatabaseError as e:
-        raise BadInput(f"{path}: is not a readable SQLite database ({e}); give {what}, or a copy the "
-                       f"tool itself can open") from None
+        raise BadInput(
+            f"{path}: is not a readable SQLite database ({e}); give {what}, or a copy the tool itself can open"
+        ) from None
     return conn
 
 
@@ -125,10 +127,13 @@ def iso_time(value) -> str | None:
         return None
     if isinstance(value, (int, float)) or (isinstance(value, str) and value.replace(".", "", 1).isdigit()):
         seconds = float(value)
-        if seconds > 1e11:          # milliseconds
+        if seconds > 1e11:  # milliseconds
             seconds /= 1000
         try:
-            return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).replace(microsecond=0, tzinfo=None).isoformat() + "Z"
+            return (
+                dt.datetime.fromtimestamp(seconds, dt.timezone.utc).replace(microsecond=0, tzinfo=None).isoformat()
+                + "Z"
+            )
         except (OverflowError, OSError, ValueError):
             return None
     try:

@@ -1,6 +1,7 @@
 """Any repository, bare ones too: what a push brings (the server's pre-receive hook, a CI job's
 range check), read with git run in that repository's folder.
 """
+
 from __future__ import annotations
 
 import subprocess

@@ -14,6 +14,7 @@ at a commit ≈ 0.5 ms instead of a process per read); everything that writes us
 Errors: a git command that fails raises `GitError` with git's own message (a bug or a broken repo,
 not a user mistake); `VaultError`s are raised by the callers.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -27,11 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:   # GitPython is imported by the first read of old content (Repo.show)
+if TYPE_CHECKING:  # GitPython is imported by the first read of old content (Repo.show)
     import git
 
 ZERO = "0" * 40
-SUMMARY_DRIVER = "ihmt-summary"   # generated summaries never conflict: either side, then regenerated
+SUMMARY_DRIVER = "ihmt-summary"  # generated summaries never conflict: either side, then regenerated
 _TRAILER = re.compile(r"^([A-Za-z][A-Za-z0-9-]*): (.*)$")
 
 
@@ -45,15 +46,18 @@ def _identity_env(top: Path) -> dict:
     env = {}
     probe = subprocess.run(["git", "var", "GIT_COMMITTER_IDENT"], cwd=top, capture_output=True, text=True)
     if probe.returncode != 0:
-        env = {"GIT_AUTHOR_NAME": "IHMT Vault", "GIT_AUTHOR_EMAIL": "ihmt@localhost",
-               "GIT_COMMITTER_NAME": "IHMT Vault", "GIT_COMMITTER_EMAIL": "ihmt@localhost"}
+        env = {
+            "GIT_AUTHOR_NAME": "IHMT Vault",
+            "GIT_AUTHOR_EMAIL": "ihmt@localhost",
+            "GIT_COMMITTER_NAME": "IHMT Vault",
+            "GIT_COMMITTER_EMAIL": "ihmt@localhost",
+        }
     return env
 
 
 def work_tree_of(path: Path) -> Path | None:
     """The top of the git work tree containing `path`, or None."""
-    r = subprocess.run(["git", "-C", str(path), "rev-parse", "--show-toplevel"],
-                       capture_output=True, text=True)
+    r = subprocess.run(["git", "-C", str(path), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
     return Path(r.stdout.strip()) if r.returncode == 0 else None
 
 
@@ -126,7 +130,7 @@ class Repo:
         self.git_dir = Path(self.run("rev-parse", "--absolute-git-dir").strip())
         self._private_index = self.git_dir / "ihmt-index"
         self._env = {**os.environ, **_identity_env(self.top)}
-        self._reader: git.Repo | None = None   # a GitPython Repo, opened on the first read of old content
+        self._reader: git.Repo | None = None  # a GitPython Repo, opened on the first read of old content
 
     def close(self) -> None:
         """Reap GitPython's `cat-file` children (one `Repo` per process, closed on shutdown)."""
@@ -136,8 +140,14 @@ class Repo:
 
     # -- running git ------------------------------------------------------------------------------
     def run(self, *args: str, input: str | None = None, env: dict | None = None, check: bool = True) -> str:
-        r = subprocess.run(["git", *args], cwd=self.top, input=input, capture_output=True,
-                           text=True, env=env or getattr(self, "_env", None))
+        r = subprocess.run(
+            ["git", *args],
+            cwd=self.top,
+            input=input,
+            capture_output=True,
+            text=True,
+            env=env or getattr(self, "_env", None),
+        )
         if check and r.returncode != 0:
             raise GitError(f"git {args[0]} failed: {r.stderr.strip() or r.stdout.strip()}")
         return r.stdout
@@ -149,7 +159,7 @@ class Repo:
     def vault_path(self, repo_path: str) -> str | None:
         if not self.prefix:
             return repo_path
-        return repo_path[len(self.prefix) + 1:] if repo_path.startswith(self.prefix + "/") else None
+        return repo_path[len(self.prefix) + 1 :] if repo_path.startswith(self.prefix + "/") else None
 
     def head_fast(self) -> str:
         """HEAD's commit read from the files under .git (no process): a cheap 'did anyone commit?'."""
@@ -182,13 +192,20 @@ class Repo:
         """
         path_set = {self.repo_path(p) for p in vault_paths}
         if merge_parent:  # everything the merge brought, in and out of the vault, is in the merge commit
-            path_set.update(n for n in self.run("diff", "--name-only", "--no-renames", "-z", "--cached", "HEAD").split("\0") if n)
+            path_set.update(
+                n for n in self.run("diff", "--name-only", "--no-renames", "-z", "--cached", "HEAD").split("\0") if n
+            )
         paths = sorted(path_set)
-        if not paths and not merge_parent:   # a merge that changes no file still records the other side
+        if not paths and not merge_parent:  # a merge that changes no file still records the other side
             return None
         # A split index: each save rewrites a small file, not all of the vault's entries (STACK-NOTES).
-        env = {**self._env, "GIT_INDEX_FILE": str(self._private_index), "GIT_CONFIG_COUNT": "1",
-               "GIT_CONFIG_KEY_0": "core.splitIndex", "GIT_CONFIG_VALUE_0": "true"}
+        env = {
+            **self._env,
+            "GIT_INDEX_FILE": str(self._private_index),
+            "GIT_CONFIG_COUNT": "1",
+            "GIT_CONFIG_KEY_0": "core.splitIndex",
+            "GIT_CONFIG_VALUE_0": "true",
+        }
         stdin = "\0".join(paths) + "\0"
         marker = self._private_index.with_suffix(".head")  # "<commit> <tree>" the private index mirrors
         for _attempt in range(5):
@@ -220,12 +237,17 @@ class Repo:
             # includes our files — it can never build a tree without them on top of our commit.
             if paths:
                 self._stage_in_persons_index(stdin)
-            moved = subprocess.run(["git", "update-ref", "-m", f"ihmt: {msg.splitlines()[0]}", "HEAD", new,
-                                    head or ZERO], cwd=self.top, capture_output=True, text=True, env=self._env)
+            moved = subprocess.run(
+                ["git", "update-ref", "-m", f"ihmt: {msg.splitlines()[0]}", "HEAD", new, head or ZERO],
+                cwd=self.top,
+                capture_output=True,
+                text=True,
+                env=self._env,
+            )
             if moved.returncode == 0:
                 marker.write_text(f"{new} {tree}")
                 if merge_parent:
-                    self.run("merge", "--quit", check=False)   # MERGE_HEAD & co: the merge is committed
+                    self.run("merge", "--quit", check=False)  # MERGE_HEAD & co: the merge is committed
                 return new
             marker.unlink(missing_ok=True)  # someone else committed: mirror their HEAD and retry
         raise GitError("HEAD kept moving while committing; try again")
@@ -235,19 +257,32 @@ class Repo:
         while a git command of theirs holds `index.lock`."""
         deadline = time.monotonic() + wait
         while True:
-            r = subprocess.run(["git", "update-index", "--add", "--remove", "-z", "--stdin"], cwd=self.top,
-                               input=stdin, capture_output=True, text=True, env=self._env)
+            r = subprocess.run(
+                ["git", "update-index", "--add", "--remove", "-z", "--stdin"],
+                cwd=self.top,
+                input=stdin,
+                capture_output=True,
+                text=True,
+                env=self._env,
+            )
             if r.returncode == 0:
                 return
             locked = (self.git_dir / "index.lock").exists() or "index.lock" in r.stderr
             if not locked or time.monotonic() > deadline:
-                raise GitError(f"git update-index failed: {r.stderr.strip()}"
-                               + ("; if no git command is running, delete .git/index.lock" if locked else ""))
+                raise GitError(
+                    f"git update-index failed: {r.stderr.strip()}"
+                    + ("; if no git command is running, delete .git/index.lock" if locked else "")
+                )
             time.sleep(0.05)
 
     # -- reading ----------------------------------------------------------------------------------
-    def log(self, vault_path: str | None = None, follow: bool = False, max_count: int | None = None,
-            until: str | None = None) -> list[Commit]:
+    def log(
+        self,
+        vault_path: str | None = None,
+        follow: bool = False,
+        max_count: int | None = None,
+        until: str | None = None,
+    ) -> list[Commit]:
         args = ["log", "--format=%x1e%H%x1f%aI%x1f%an%x1f%B%x1f", "--name-only"]
         if follow:
             args.append("--follow")
@@ -269,7 +304,9 @@ class Repo:
         """Which of these vault paths differ between two commits."""
         if not vault_paths:
             return []
-        out = self.run("diff", "--name-only", "--no-renames", "-z", a, b, "--", *[self.repo_path(p) for p in vault_paths])
+        out = self.run(
+            "diff", "--name-only", "--no-renames", "-z", a, b, "--", *[self.repo_path(p) for p in vault_paths]
+        )
         return [p for n in out.split("\0") if n and (p := self.vault_path(n))]
 
     def is_merge(self, sha: str) -> bool:
@@ -283,6 +320,7 @@ class Repo:
     def show(self, rev: str, vault_path: str) -> str | None:
         """A file's text at a revision, byte for byte (no newline translation), or None."""
         import git as gitpython  # ≈ 25 ms to import: only what reads old content pays for it
+
         if self._reader is None:
             self._reader = gitpython.Repo(self.top)
         try:
@@ -299,8 +337,12 @@ class Repo:
         specs = [self.repo_path(p) for p in vault_paths] if vault_paths is not None else [self.prefix or "."]
         if not specs:
             return []
-        r = subprocess.run(["git", "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--",
-                            *specs], cwd=self.top, capture_output=True, text=True)
+        r = subprocess.run(
+            ["git", "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--", *specs],
+            cwd=self.top,
+            capture_output=True,
+            text=True,
+        )
         out = []
         for entry in r.stdout.split("\0"):
             if len(entry) > 3 and (v := self.vault_path(entry[3:])):
@@ -312,8 +354,12 @@ class Repo:
 
         `git diff-files` compares stat data in C: far cheaper than hashing, and than Python stats.
         """
-        r = subprocess.run(["git", "diff-files", "--name-only", "-z", "--", self.prefix or "."], cwd=self.top,
-                           capture_output=True, text=True)
+        r = subprocess.run(
+            ["git", "diff-files", "--name-only", "-z", "--", self.prefix or "."],
+            cwd=self.top,
+            capture_output=True,
+            text=True,
+        )
         return [v for n in r.stdout.split("\0") if n and (v := self.vault_path(n))]
 
     def refresh_stat(self) -> bool:
@@ -321,18 +367,26 @@ class Repo:
         after a copy (`cp -a`, a restore) every file looks modified to `diff-files` until this runs.
         Content is compared only for files whose stat data changed; nothing is staged. False when
         the index is busy (a git command of the person's holds `index.lock`): try again later."""
-        r = subprocess.run(["git", "update-index", "-q", "--refresh", "--", self.prefix or "."], cwd=self.top,
-                           capture_output=True, text=True, env=getattr(self, "_env", None))
+        r = subprocess.run(
+            ["git", "update-index", "-q", "--refresh", "--", self.prefix or "."],
+            cwd=self.top,
+            capture_output=True,
+            text=True,
+            env=getattr(self, "_env", None),
+        )
         return "index.lock" not in r.stderr
 
     def changed_since(self, rev: str) -> list[str] | None:
         """Vault paths changed between `rev` and HEAD, or None if `rev` is unknown."""
-        r = subprocess.run(["git", "diff", "--name-only", "--no-renames", rev, "HEAD", "--",
-                            self.prefix or "."], cwd=self.top, capture_output=True, text=True)
+        r = subprocess.run(
+            ["git", "diff", "--name-only", "--no-renames", rev, "HEAD", "--", self.prefix or "."],
+            cwd=self.top,
+            capture_output=True,
+            text=True,
+        )
         if r.returncode != 0:
             return None
         return [v for n in r.stdout.splitlines() if (v := self.vault_path(n))]
-
 
     def history_rewritten(self) -> None:
         """After a rewrite of history: our private index and the object reader start over, and the
@@ -366,8 +420,9 @@ class Repo:
         """(status A|M|D|R, vault path, old vault path of a rename) of everything staged: what a
         commit made now would change (renames found, so a move is not a delete)."""
         out = self.run("diff", "--cached", "--name-status", "-M", "-z", "--", self.prefix or ".")
-        return [(s, rel, self.vault_path(o) if o else None)
-                for s, p, o in name_status(out) if (rel := self.vault_path(p))]
+        return [
+            (s, rel, self.vault_path(o) if o else None) for s, p, o in name_status(out) if (rel := self.vault_path(p))
+        ]
 
     def author_email(self) -> str:
         """The e-mail the next commit's author will have (git config or GIT_AUTHOR_EMAIL)."""
@@ -378,9 +433,20 @@ class Repo:
     def _sync_git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
         """git for sync: the summary merge driver declared, and our own hooks quiet (sync holds the
         vault lock; a hook calling `ihmt` would wait for it)."""
-        r = subprocess.run(["git", "-c", f"merge.{SUMMARY_DRIVER}.driver=true",
-                            "-c", f"merge.{SUMMARY_DRIVER}.name=IHMT summaries", *args],
-                           cwd=self.top, capture_output=True, text=True, env={**self._env, "IHMT_HOOKS": "off"})
+        r = subprocess.run(
+            [
+                "git",
+                "-c",
+                f"merge.{SUMMARY_DRIVER}.driver=true",
+                "-c",
+                f"merge.{SUMMARY_DRIVER}.name=IHMT summaries",
+                *args,
+            ],
+            cwd=self.top,
+            capture_output=True,
+            text=True,
+            env={**self._env, "IHMT_HOOKS": "off"},
+        )
         if check and r.returncode != 0:
             raise GitError(f"git {args[0]} failed: {(r.stderr or r.stdout).strip()[:300] or '?'}")
         return r
@@ -459,8 +525,9 @@ class Repo:
 
     def conflict_side(self, stage: int, vault_path: str) -> str | None:
         """One side of a conflicted file: 2 = ours, 3 = theirs (None: that side deleted it)."""
-        r = subprocess.run(["git", "show", f":{stage}:{self.repo_path(vault_path)}"], cwd=self.top,
-                           capture_output=True, env=self._env)
+        r = subprocess.run(
+            ["git", "show", f":{stage}:{self.repo_path(vault_path)}"], cwd=self.top, capture_output=True, env=self._env
+        )
         return r.stdout.decode("utf-8", errors="replace") if r.returncode == 0 else None
 
     def push(self, remote: str, branch: str) -> tuple[bool, str]:
@@ -486,12 +553,18 @@ class Repo:
         """(sha, type, content) of these objects, or of every object in the store (reachable or not:
         `git cat-file --batch-all-objects --batch`), streamed."""
         args = ["git", "cat-file", "--batch"] + (["--batch-all-objects", "--unordered"] if shas is None else [])
-        p = subprocess.Popen(args, cwd=self.top, env=self._env, stdout=subprocess.PIPE,
-                             stdin=subprocess.PIPE if shas is not None else subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
+        p = subprocess.Popen(
+            args,
+            cwd=self.top,
+            env=self._env,
+            stdout=subprocess.PIPE,
+            stdin=subprocess.PIPE if shas is not None else subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         stdout = p.stdout
-        assert stdout is not None   # stdout=PIPE
+        assert stdout is not None  # stdout=PIPE
         if shas is not None:
+
             def feed(pipe=p.stdin, items=shas):
                 try:
                     for sha in items:
@@ -503,6 +576,7 @@ class Repo:
                         pipe.close()
                     except OSError:
                         pass
+
             threading.Thread(target=feed, daemon=True).start()
         try:
             while True:
@@ -510,7 +584,7 @@ class Repo:
                 if not header:
                     break
                 parts = header.split()
-                if len(parts) != 3:   # "<sha> missing"
+                if len(parts) != 3:  # "<sha> missing"
                     continue
                 size = int(parts[2])
                 data = stdout.read(size)
@@ -546,8 +620,9 @@ class Repo:
         """Every blob a file's lineage had (`git log --follow`, through renames), both sides of each change."""
         if self.head() is None:
             return set()
-        out = self.run("log", "--follow", "--format=", "--raw", "--no-abbrev", "--",
-                       self.repo_path(vault_path), check=False)
+        out = self.run(
+            "log", "--follow", "--format=", "--raw", "--no-abbrev", "--", self.repo_path(vault_path), check=False
+        )
         shas: set[str] = set()
         for line in out.splitlines():
             if line.startswith(":"):
@@ -603,7 +678,7 @@ class Repo:
             gc_keeping_reflogs(self)
 
 
-QUARANTINE = "refs/ihmt/incoming"     # a fetch looked at before anything of it is merged (sync)
+QUARANTINE = "refs/ihmt/incoming"  # a fetch looked at before anything of it is merged (sync)
 
 
 def blob_hash(data: bytes) -> str:
@@ -613,8 +688,7 @@ def blob_hash(data: bytes) -> str:
 
 def gc_keeping_reflogs(repo: Repo) -> None:
     """Prune every unreachable object now, expiring no reflog entry (stashes are reflog entries)."""
-    repo.run("-c", "gc.reflogExpire=never", "-c", "gc.reflogExpireUnreachable=never",
-             "gc", "--prune=now", "--quiet")
+    repo.run("-c", "gc.reflogExpire=never", "-c", "gc.reflogExpireUnreachable=never", "gc", "--prune=now", "--quiet")
 
 
 def name_status(out: str) -> list[tuple[str, str, str | None]]:

@@ -3,6 +3,7 @@ without the purged blobs (`git fast-export | filter | git fast-import`), then th
 
 The caller (ops/purge.py) decides what goes (a `PurgePlan`); this module only applies it.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,29 +19,29 @@ from pathlib import Path
 from ... import files
 from .repo import QUARANTINE, ZERO, GitError, Repo, gc_keeping_reflogs
 
-TEMP_REFS = "refs/ihmt/purge"         # reflog-only commits (older stashes) carried through a rewrite
+TEMP_REFS = "refs/ihmt/purge"  # reflog-only commits (older stashes) carried through a rewrite
 
 
 @dataclass
 class PurgePlan:
     """What a history rewrite changes: decided by the caller, applied to every commit of every ref."""
 
-    drop: set[str]                              # blobs taken out of every commit (and every stash)
-    replace: dict[str, bytes]                   # blob → its new content (scrubbed summaries, ...)
-    scrub_message: Callable[[bytes, bool], bytes]   # (message, is it the memory's commit?) → message
+    drop: set[str]  # blobs taken out of every commit (and every stash)
+    replace: dict[str, bytes]  # blob → its new content (scrubbed summaries, ...)
+    scrub_message: Callable[[bytes, bool], bytes]  # (message, is it the memory's commit?) → message
     ids: set[str] = field(default_factory=set)  # a `Memory-Id:` trailer naming one marks the memory's commits
 
 
 @dataclass
 class StashChange:
-    selector: str        # stash@{n} before the purge
-    message: str         # its description (scrubbed)
-    outcome: str         # "rewritten": its own changes held the text, now without it; "dropped": they were only that
+    selector: str  # stash@{n} before the purge
+    message: str  # its description (scrubbed)
+    outcome: str  # "rewritten": its own changes held the text, now without it; "dropped": they were only that
 
 
 @dataclass
 class Rewritten:
-    commits: int                                        # commits whose id changed
+    commits: int  # commits whose id changed
     old_commits: list[str] = field(default_factory=list)
     stashes: list[StashChange] = field(default_factory=list)
 
@@ -66,23 +67,34 @@ def rewrite_history(repo: Repo, plan: PurgePlan) -> Rewritten:
     """
     common = repo.common_dir()
     for ref in repo.run("for-each-ref", "--format=%(refname)", TEMP_REFS, QUARANTINE).split():
-        repo.run("update-ref", "-d", ref, check=False)   # left by an interrupted rewrite or sync
+        repo.run("update-ref", "-d", ref, check=False)  # left by an interrupted rewrite or sync
     before = set(repo.rev_list("--all"))
     # The reflogs as they were before the rewrite, kept until they are written back: fast-import
     # appends its own entries, and a purge resumed after a crash must not take those for the person's.
     saved = saved_reflogs(repo)
     try:
-        logs = {common / rel: [(o, n, r.encode("latin-1")) for o, n, r in entries]
-                for rel, entries in json.loads(saved.read_text(encoding="utf-8")).items()}
+        logs = {
+            common / rel: [(o, n, r.encode("latin-1")) for o, n, r in entries]
+            for rel, entries in json.loads(saved.read_text(encoding="utf-8")).items()
+        }
     except (OSError, ValueError):
         logs = _read_reflogs(common)
-        files.atomic_write(saved, json.dumps({f.relative_to(common).as_posix(): [(o, n, r.decode("latin-1"))
-                                                                                  for o, n, r in es]
-                                              for f, es in logs.items()}))
+        files.atomic_write(
+            saved,
+            json.dumps(
+                {
+                    f.relative_to(common).as_posix(): [(o, n, r.decode("latin-1")) for o, n, r in es]
+                    for f, es in logs.items()
+                }
+            ),
+        )
     listed = {sha for entries in logs.values() for old, new, _ in entries for sha in (old, new) if sha.strip("0")}
     loose = [s for s in sorted(listed - before)]
-    kinds = repo.run("cat-file", "--batch-check=%(objectname) %(objecttype)", input="\n".join(loose) + "\n") \
-        if loose else ""
+    kinds = (
+        repo.run("cat-file", "--batch-check=%(objectname) %(objecttype)", input="\n".join(loose) + "\n")
+        if loose
+        else ""
+    )
     loose = [line.split()[0] for line in kinds.splitlines() if line.endswith(" commit")]
     if loose:
         repo.run("update-ref", "--stdin", input="".join(f"update {TEMP_REFS}/{i} {s}\n" for i, s in enumerate(loose)))
@@ -91,13 +103,28 @@ def rewrite_history(repo: Repo, plan: PurgePlan) -> Rewritten:
 
     marks = repo.git_dir / "ihmt-purge-marks"
     with tempfile.TemporaryFile() as exp_err, tempfile.TemporaryFile() as imp_err:
-        exp = repo.popen(["fast-export", "--all", "--show-original-ids", "--use-done-feature",
-                          "--fake-missing-tagger", "--signed-tags=strip", "--reencode=yes",
-                          "--tag-of-filtered-object=rewrite"], stdout=subprocess.PIPE, stderr=exp_err)
-        imp = repo.popen(["fast-import", "--force", "--quiet", "--done", f"--export-marks={marks}"],
-                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=imp_err)
+        exp = repo.popen(
+            [
+                "fast-export",
+                "--all",
+                "--show-original-ids",
+                "--use-done-feature",
+                "--fake-missing-tagger",
+                "--signed-tags=strip",
+                "--reencode=yes",
+                "--tag-of-filtered-object=rewrite",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=exp_err,
+        )
+        imp = repo.popen(
+            ["fast-import", "--force", "--quiet", "--done", f"--export-marks={marks}"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=imp_err,
+        )
         exported, imported = exp.stdout, imp.stdin
-        assert exported is not None and imported is not None   # stdout=PIPE, stdin=PIPE
+        assert exported is not None and imported is not None  # stdout=PIPE, stdin=PIPE
         try:
             originals, touching = _filter_stream(exported, imported, plan)
         finally:
@@ -109,8 +136,10 @@ def rewrite_history(repo: Repo, plan: PurgePlan) -> Rewritten:
         for name, proc, err in (("fast-export", exp, exp_err), ("fast-import", imp, imp_err)):
             if proc.wait() != 0:
                 err.seek(0)
-                raise GitError(f"git {name} failed while rewriting history: "
-                               f"{err.read().decode(errors='replace').strip()[-300:] or '?'}")
+                raise GitError(
+                    f"git {name} failed while rewriting history: "
+                    f"{err.read().decode(errors='replace').strip()[-300:] or '?'}"
+                )
     new_of = {}
     for line in marks.read_text().splitlines():
         mark, _, sha = line.partition(" ")
@@ -129,7 +158,7 @@ def rewrite_history(repo: Repo, plan: PurgePlan) -> Rewritten:
             orig_head.write_text(new_of[sha] + "\n")
     except OSError:
         pass
-    shutil.rmtree(common / "logs" / "refs" / "ihmt", ignore_errors=True)   # the temporary refs' logs, if any
+    shutil.rmtree(common / "logs" / "refs" / "ihmt", ignore_errors=True)  # the temporary refs' logs, if any
     gc_keeping_reflogs(repo)
     repo.history_rewritten()
     after = set(repo.rev_list("--all"))
@@ -175,8 +204,16 @@ def _stashes_holding(repo: Repo, entries: list, plan: PurgePlan) -> set[int]:
     return {i for i, (_, new, _) in enumerate(entries) if _own_changes(repo, new)[0] & affected}
 
 
-def _write_reflogs(repo: Repo, common: Path, logs: dict, new_of: dict[str, str], touching: set[str],
-                   plan: PurgePlan, stash_log: Path, held: set[int]) -> list[StashChange]:
+def _write_reflogs(
+    repo: Repo,
+    common: Path,
+    logs: dict,
+    new_of: dict[str, str],
+    touching: set[str],
+    plan: PurgePlan,
+    stash_log: Path,
+    held: set[int],
+) -> list[StashChange]:
     stashes: list[StashChange] = []
     for file, entries in logs.items():
         if file.is_relative_to(common / "logs" / "refs" / "ihmt"):
@@ -189,12 +226,13 @@ def _write_reflogs(repo: Repo, common: Path, logs: dict, new_of: dict[str, str],
             if file == stash_log and i in held:
                 gone = not _own_changes(repo, entry[1])[1]
                 selector = f"stash@{{{len(entries) - 1 - i}}}"
-                stashes.append(StashChange(selector, msg.decode("utf-8", "replace"),
-                                           "dropped" if gone else "rewritten"))
+                stashes.append(
+                    StashChange(selector, msg.decode("utf-8", "replace"), "dropped" if gone else "rewritten")
+                )
                 if gone:
                     continue
             out.append(entry)
-        if file == stash_log:   # the chain of a reflog: each entry's old value is the previous one's new
+        if file == stash_log:  # the chain of a reflog: each entry's old value is the previous one's new
             out = [(out[k - 1][1] if k else ZERO, new, rest) for k, (_, new, rest) in enumerate(out)]
             if out:
                 repo.run("update-ref", "refs/stash", out[-1][1])
@@ -260,7 +298,7 @@ def _filter_stream(src, dst, plan: PurgePlan) -> tuple[dict[str, str], set[str]]
                 if change.startswith(b"M "):
                     parts = change.split(b" ", 3)
                     if len(parts) == 4 and parts[2] in dropped:
-                        change, mine = b"D " + parts[3], True   # the memory's version: not in this commit
+                        change, mine = b"D " + parts[3], True  # the memory's version: not in this commit
                 changes.append(change)
             if mine and oid:
                 touching.add(oid)
@@ -282,5 +320,3 @@ def commits_touching_since(repo: Repo, first: str) -> int:
     parent = repo.run("rev-parse", "-q", "--verify", f"{first}^", check=False).strip()
     args = ["rev-list", "--count", "--all"] + ([f"^{parent}"] if parent else [])
     return int(repo.run(*args).strip() or 0)
-
-
