@@ -6,6 +6,7 @@ build.
 
     python bench/brief.py [--sizes 200,2000,50000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,8 +40,10 @@ def main() -> None:
         took = (time.perf_counter() - t) * 1000
         listed = sum(1 for line in text.splitlines() if line.startswith("- "))
         topics = sum(1 for line in text.splitlines() if line.startswith("## ") and line != "## Pinned")
-        print(f"{n:>6} memories: brief {estimate_tokens(text):>5} tokens (budget 2000), {topics} topics, "
-              f"{listed} memories listed, built in {took:.0f} ms (vault made in {built:.0f} s)")
+        print(
+            f"{n:>6} memories: brief {estimate_tokens(text):>5} tokens (budget 2000), {topics} topics, "
+            f"{listed} memories listed, built in {took:.0f} ms (vault made in {built:.0f} s)"
+        )
         v.close()
 
 

@@ -7,6 +7,7 @@ installed click; brace languages: every .js, .ts, .c and .h file found in site-p
 file must join back byte for byte (the bench stops on the first that does not). Speed: asyncio
 chunked `--rounds` times (files/s, chunks/s, MB/s; the best round), and the JavaScript files.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,7 +29,9 @@ def python_files(*modules) -> list[Path]:
 
 def brace_files() -> list[Path]:
     roots = {Path(p) for p in site.getsitepackages() if Path(p).is_dir()}
-    return [f for root in sorted(roots) for pattern in ("*.js", "*.ts", "*.c", "*.h") for f in sorted(root.rglob(pattern))]
+    return [
+        f for root in sorted(roots) for pattern in ("*.js", "*.ts", "*.c", "*.h") for f in sorted(root.rglob(pattern))
+    ]
 
 
 def read(files: list[Path]) -> list[tuple[Path, str]]:
@@ -50,12 +53,16 @@ def speed(label: str, texts: list[tuple[Path, str]], rounds: int) -> None:
     best, chunks = float("inf"), 0
     for _ in range(rounds):
         start = time.perf_counter()
-        chunks = sum(len((PythonChunker() if f.suffix == ".py" else BraceChunker(language_of(str(f)))).chunk(t))
-                     for f, t in texts)
+        chunks = sum(
+            len((PythonChunker() if f.suffix == ".py" else BraceChunker(language_of(str(f)))).chunk(t))
+            for f, t in texts
+        )
         best = min(best, time.perf_counter() - start)
     size = sum(len(t) for _, t in texts)
-    print(f"{label:<28} {len(texts) / best:>8,.0f} files/s {chunks / best:>9,.0f} chunks/s "
-          f"{size / best / 1e6:>6.2f} MB/s ({best * 1000:.0f} ms for {len(texts)} files)")
+    print(
+        f"{label:<28} {len(texts) / best:>8,.0f} files/s {chunks / best:>9,.0f} chunks/s "
+        f"{size / best / 1e6:>6.2f} MB/s ({best * 1000:.0f} ms for {len(texts)} files)"
+    )
 
 
 def main():

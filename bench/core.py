@@ -4,6 +4,7 @@
 
 Measured in a long-lived process (the library), plus one-shot CLI saves (process start included).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,24 +38,43 @@ def run(size: int, saves: int, cli_saves: int) -> dict:
         lat = []
         for i in range(saves):
             t = time.perf_counter()
-            v.save(f"Benchmark save number {i}: the queue worker restarts after deploys.", source="bench",
-                   topic="work/infrastructure" if i % 2 else None)
+            v.save(
+                f"Benchmark save number {i}: the queue worker restarts after deploys.",
+                source="bench",
+                topic="work/infrastructure" if i % 2 else None,
+            )
             lat.append((time.perf_counter() - t) * 1000)
         v.close()
         cli = []
         for i in range(cli_saves):
             t = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "ihmt_vault", "save", f"CLI save {i} about nginx timeouts",
-                            "--vault", str(root)], check=True, capture_output=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "ihmt_vault",
+                    "save",
+                    f"CLI save {i} about nginx timeouts",
+                    "--vault",
+                    str(root),
+                ],
+                check=True,
+                capture_output=True,
+            )
             cli.append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
         with Vault.open(root) as v2:
             v2.rebuild()
         rebuild_s = time.perf_counter() - t
-        return {"size": size, "import_s": round(import_s, 2), "import_per_s": round(size / import_s),
-                "save_p50_ms": round(statistics.median(lat), 1), "save_p95_ms": round(pct(lat, 95), 1),
-                "cli_save_p50_ms": round(statistics.median(cli), 1) if cli else None,
-                "rebuild_s": round(rebuild_s, 2)}
+        return {
+            "size": size,
+            "import_s": round(import_s, 2),
+            "import_per_s": round(size / import_s),
+            "save_p50_ms": round(statistics.median(lat), 1),
+            "save_p95_ms": round(pct(lat, 95), 1),
+            "cli_save_p50_ms": round(statistics.median(cli), 1) if cli else None,
+            "rebuild_s": round(rebuild_s, 2),
+        }
 
 
 def main():

@@ -5,6 +5,7 @@ IHMT's own example queries after ingesting files written for them.
 
     python bench/ingest.py          # prints the figures
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -22,8 +23,12 @@ import click
 
 from ihmt_vault import Vault
 
-TREES = {"click": Path(click.__file__).parent, "json": Path(json.__file__).parent,
-         "email": Path(email.__file__).parent, "asyncio": Path(asyncio.__file__).parent}
+TREES = {
+    "click": Path(click.__file__).parent,
+    "json": Path(json.__file__).parent,
+    "email": Path(email.__file__).parent,
+    "asyncio": Path(asyncio.__file__).parent,
+}
 
 EXAMPLES = {
     "inventory/InventoryService.java": """package shop.inventory;
@@ -83,14 +88,20 @@ Pasos:
 4. Dejar reposar cinco minutos antes de servir.
 """,
 }
-QUERIES = [("reserveStock soft hold", None), ("Luis", "database"), ("Madrid → Valencia", None),
-           ("¿cómo se hace la paella?", None)]
+QUERIES = [
+    ("reserveStock soft hold", None),
+    ("Luis", "database"),
+    ("Madrid → Valencia", None),
+    ("¿cómo se hace la paella?", None),
+]
 
 
 def journal(target_bytes: int) -> str:
     rng = random.Random(7)
-    words = ("ran walked met cooked read wrote slept trained called visited fixed planned bought "
-             "Ana Luis Marta Valencia Madrid bike garden paper code kitchen river market").split()
+    words = (
+        "ran walked met cooked read wrote slept trained called visited fixed planned bought "
+        "Ana Luis Marta Valencia Madrid bike garden paper code kitchen river market"
+    ).split()
     out, size, day = [], 0, 0
     while size < target_bytes:
         date = time.strftime("%Y-%m-%d", time.gmtime(1577836800 + 86400 * day))
@@ -114,7 +125,7 @@ def round_trip(v: Vault, tree: Path, name: str) -> tuple[int, int]:
             body = m.body
             if m.type == "code":
                 body = body.split("\n", 1)[1]
-                body = body[:body.rstrip("\n").rstrip("`").rfind("\n") + 1] if body.rstrip().endswith("`") else body
+                body = body[: body.rstrip("\n").rstrip("`").rfind("\n") + 1] if body.rstrip().endswith("`") else body
             parts.append(body)
         original = (tree.parent / source).read_bytes()
         total += len(original)
@@ -141,10 +152,12 @@ def main() -> None:
         again = v.ingest([copy])
         second = time.perf_counter() - t
         exact, total = round_trip(v, copy, name)
-        print(f"{name:8} {r.files:4} files {r.chunks:5} chunks in {first:6.1f} s ({r.files / first:5.1f} files/s, "
-              f"{r.chunks / first:6.1f} chunks/s, {r.oversized} oversized, {len(r.skipped)} skipped); "
-              f"round trip {exact:,}/{total:,} bytes exact; second ingest {second:4.1f} s, "
-              f"{commits(v.root) - before} commits, {len(again.added) + len(again.updated)} changed")
+        print(
+            f"{name:8} {r.files:4} files {r.chunks:5} chunks in {first:6.1f} s ({r.files / first:5.1f} files/s, "
+            f"{r.chunks / first:6.1f} chunks/s, {r.oversized} oversized, {len(r.skipped)} skipped); "
+            f"round trip {exact:,}/{total:,} bytes exact; second ingest {second:4.1f} s, "
+            f"{commits(v.root) - before} commits, {len(again.added) + len(again.updated)} changed"
+        )
         v.close()
     folder = work / "life"
     folder.mkdir()
@@ -154,7 +167,9 @@ def main() -> None:
     r = v.ingest([folder])
     took = time.perf_counter() - t
     dated = sum(1 for row in v.engine.catalog.by_source("life/journal.txt") if row.date)
-    print(f"journal  5 MB: {r.chunks} chunks in {took:.1f} s ({5 / took:.2f} MB/s), {dated} with the date from their text")
+    print(
+        f"journal  5 MB: {r.chunks} chunks in {took:.1f} s ({5 / took:.2f} MB/s), {dated} with the date from their text"
+    )
     v.close()
     examples = work / "examples"
     for rel, text in EXAMPLES.items():
@@ -165,8 +180,10 @@ def main() -> None:
     for query, clue in QUERIES:
         result = v.search(query, clue=clue)
         top = result.hits[0] if result.hits else None
-        print(f"{query!r}{f' (clue {clue!r})' if clue else ''}: {result.status}"
-              + (f" → {top.title} [{v.get(top.id).meta.get('symbol') or v.get(top.id).meta.get('kind')}]" if top else ""))
+        print(
+            f"{query!r}{f' (clue {clue!r})' if clue else ''}: {result.status}"
+            + (f" → {top.title} [{v.get(top.id).meta.get('symbol') or v.get(top.id).meta.get('kind')}]" if top else "")
+        )
     v.close()
 
 

@@ -9,6 +9,7 @@ punctuation left out), so both languages ask queries of N words. The English and
 of each pair are asked in turn (a busy machine slows both alike); p50 per length and the zh/en
 ratio are printed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,10 +52,12 @@ def main() -> None:
         engines[lang] = Ours(ms, tmp / lang, today)
         queries[lang] = [q["question"] for q in qs if q["conv"].startswith(lang)]
     for n in args.lengths:
-        pairs = list(zip((first_words(q, "en", n) for q in queries["en"]), (first_words(q, "zh", n) for q in queries["zh"])))
+        pairs = list(
+            zip((first_words(q, "en", n) for q in queries["en"]), (first_words(q, "zh", n) for q in queries["zh"]))
+        )
         lat = {"en": [], "zh": []}
         for lang, q in [(lang, p[i]) for p in pairs for i, lang in enumerate(("en", "zh"))]:
-            engines[lang].search(q)    # warm: postings read, as a long-lived process has them
+            engines[lang].search(q)  # warm: postings read, as a long-lived process has them
         for _ in range(args.rounds):
             for en, zh in pairs:
                 for lang, q in (("en", en), ("zh", zh)):
@@ -62,8 +65,10 @@ def main() -> None:
                     engines[lang].search(q)
                     lat[lang].append((time.perf_counter() - t) * 1000)
         en, zh = statistics.median(lat["en"]), statistics.median(lat["zh"])
-        print(f"{n:>4} words: en p50 {en:.2f} ms, zh p50 {zh:.2f} ms, zh/en {zh / en:.2f} (target ≤ 1.5) "
-              f"over {len(pairs)} query pairs × {args.rounds}")
+        print(
+            f"{n:>4} words: en p50 {en:.2f} ms, zh p50 {zh:.2f} ms, zh/en {zh / en:.2f} (target ≤ 1.5) "
+            f"over {len(pairs)} query pairs × {args.rounds}"
+        )
 
 
 if __name__ == "__main__":

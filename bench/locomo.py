@@ -12,6 +12,7 @@ folder per conversation session, with a generated summary; "flat": all in the ro
 vault's own placement and summaries are measured. The baseline is plain Whoosh BM25F over the turn
 texts with the default analyzer and an OR query, in the same run.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,9 +64,20 @@ def build_docs(mems, layout: str, prefix: str):
         at = turn[(folder, m["date"])]
         turn[(folder, m["date"])] += 1
         created = (datetime.fromisoformat(m["date"]) + timedelta(seconds=at)).isoformat() + "Z"
-        docs.append(Doc(key=m["id"], kind="memory", path=f"{folder}/{m['id']}.md".lstrip("/"), folder=folder,
-                        depth=folder.count("/") + 1 if folder else 0, title=title, body=text, id=m["id"],
-                        date=date, created=created))
+        docs.append(
+            Doc(
+                key=m["id"],
+                kind="memory",
+                path=f"{folder}/{m['id']}.md".lstrip("/"),
+                folder=folder,
+                depth=folder.count("/") + 1 if folder else 0,
+                title=title,
+                body=text,
+                id=m["id"],
+                date=date,
+                created=created,
+            )
+        )
     # summaries: the folder's title, a few dates, and one line per memory (what index.md holds)
     folders = set(by_folder)
     for f in list(folders):
@@ -84,8 +96,17 @@ def build_docs(mems, layout: str, prefix: str):
             lines += [f"- {d} · {t}" for d, t, _ in rows]
         for s in subs:
             lines.append(f"- {s.rsplit('/', 1)[-1]}")
-        docs.append(Doc(key=f"dir:{f}", kind="summary", path=f"{f}/index.md".lstrip("/"), folder=f,
-                        depth=f.count("/") + 1 if f else 0, title=name, body="\n".join(lines)))
+        docs.append(
+            Doc(
+                key=f"dir:{f}",
+                kind="summary",
+                path=f"{f}/index.md".lstrip("/"),
+                folder=f,
+                depth=f.count("/") + 1 if f else 0,
+                title=name,
+                body="\n".join(lines),
+            )
+        )
     return docs
 
 
@@ -102,10 +123,13 @@ class Direct:
 class ViaVault:
     def __init__(self, mems, tmp: Path):
         from ihmt_vault.vault import Vault
+
         self.v = Vault.init(tmp / "vault")
         # no title, no topic: the vault names and files each memory itself
-        items = [{"text": memory_text(m), "title": None, "date": m["date"][:10], "topic": None,
-                  "source": "locomo"} for m in mems]
+        items = [
+            {"text": memory_text(m), "title": None, "date": m["date"][:10], "topic": None, "source": "locomo"}
+            for m in mems
+        ]
         out = self.v.save_many(items)
         ids = [getattr(x, "id", x) for x in out] if isinstance(out, (list, tuple)) else []
         self.turn = {i: m["id"] for i, m in zip(ids, mems)} if len(ids) == len(mems) else {}
@@ -124,9 +148,18 @@ def evaluate(engine, qs):
         times.append(time.perf_counter() - t0)
         ev = set(q["evidence"])
         rank = next((i + 1 for i, x in enumerate(ids) if x in ev), None)
-        rows.append({"qid": q["qid"], "cat": q["category"], "r5": bool(rank and rank <= 5),
-                     "r10": bool(rank and rank <= 10), "all10": ev <= set(ids[:10]),
-                     "rr": 1.0 / rank if rank else 0.0, "status": status, "tokens": tokens})
+        rows.append(
+            {
+                "qid": q["qid"],
+                "cat": q["category"],
+                "r5": bool(rank and rank <= 5),
+                "r10": bool(rank and rank <= 10),
+                "all10": ev <= set(ids[:10]),
+                "rr": 1.0 / rank if rank else 0.0,
+                "status": status,
+                "tokens": tokens,
+            }
+        )
     return rows, times
 
 
@@ -137,8 +170,13 @@ def summarize(rows, times):
         if not sub:
             continue
         n = len(sub)
-        out[str(cat)] = {"n": n, "recall@5": sum(r["r5"] for r in sub) / n, "recall@10": sum(r["r10"] for r in sub) / n,
-                         "all@10": sum(r["all10"] for r in sub) / n, "mrr": sum(r["rr"] for r in sub) / n}
+        out[str(cat)] = {
+            "n": n,
+            "recall@5": sum(r["r5"] for r in sub) / n,
+            "recall@10": sum(r["r10"] for r in sub) / n,
+            "all@10": sum(r["all10"] for r in sub) / n,
+            "mrr": sum(r["rr"] for r in sub) / n,
+        }
     st = [r["status"] for r in rows if r["status"] is not None]
     if st:
         out["undecided"] = sum(s in (NOT_FOUND, AMBIGUOUS) for s in st) / len(st)
@@ -159,11 +197,15 @@ def run(args):
     for scope in ("conv", "merged"):
         allrows = {"flat": [], "ihmt": []}
         alltimes = {"flat": [], "ihmt": []}
-        groups = [(c, [m for m in mems if m["conv"] == c], [q for q in qs if q["conv"] == c]) for c in convs] \
-            if scope == "conv" else [("all", mems, qs)]
+        groups = (
+            [(c, [m for m in mems if m["conv"] == c], [q for q in qs if q["conv"] == c]) for c in convs]
+            if scope == "conv"
+            else [("all", mems, qs)]
+        )
         for name, ms, qq in groups:
             base = tmp / scope / name
             from retrieval import Flat  # the fair flat baseline (BM25 k1 1.2 b 0.75, stop list, CJK pairs)
+
             engines = {"flat": Flat(ms)}
             if args.via_vault:
                 engines["ihmt"] = ViaVault(ms, base / "ihmt")
@@ -171,8 +213,7 @@ def run(args):
                 prefix = "" if scope == "conv" else f"{name}/"
                 if scope == "merged":
                     prefix = ""
-                engines["ihmt"] = Direct(ms if scope == "conv" else ms, base / "ihmt", args.layout,
-                                         prefix)
+                engines["ihmt"] = Direct(ms if scope == "conv" else ms, base / "ihmt", args.layout, prefix)
             for en, eng in engines.items():
                 rows, times = evaluate(eng, qq)
                 allrows[en] += rows
@@ -186,21 +227,27 @@ def table(results) -> str:
     lines = []
     for scope, res in results.items():
         lines.append(f"\n== scope: {scope} ==")
-        lines.append(f"{'category':<14}{'n':>4}  {'flat r@5':>8} {'r@10':>6} {'all@10':>7} {'mrr':>6}   "
-                     f"{'ihmt r@5':>8} {'r@10':>6} {'all@10':>7} {'mrr':>6}  {'Δr@10':>6}")
+        lines.append(
+            f"{'category':<14}{'n':>4}  {'flat r@5':>8} {'r@10':>6} {'all@10':>7} {'mrr':>6}   "
+            f"{'ihmt r@5':>8} {'r@10':>6} {'all@10':>7} {'mrr':>6}  {'Δr@10':>6}"
+        )
         for cat in list(map(str, CATS)) + ["all"]:
             f, i = res["flat"].get(cat), res["ihmt"].get(cat)
             if not f:
                 continue
             label = CATS.get(int(cat), "all") if cat != "all" else "ALL"
-            lines.append(f"{label:<14}{f['n']:>4}  {f['recall@5']:>8.3f} {f['recall@10']:>6.3f} {f['all@10']:>7.3f} "
-                         f"{f['mrr']:>6.3f}   {i['recall@5']:>8.3f} {i['recall@10']:>6.3f} {i['all@10']:>7.3f} "
-                         f"{i['mrr']:>6.3f}  {i['recall@10'] - f['recall@10']:>+6.3f}")
+            lines.append(
+                f"{label:<14}{f['n']:>4}  {f['recall@5']:>8.3f} {f['recall@10']:>6.3f} {f['all@10']:>7.3f} "
+                f"{f['mrr']:>6.3f}   {i['recall@5']:>8.3f} {i['recall@10']:>6.3f} {i['all@10']:>7.3f} "
+                f"{i['mrr']:>6.3f}  {i['recall@10'] - f['recall@10']:>+6.3f}"
+            )
         i = res["ihmt"]
-        lines.append(f"ihmt: median tokens {i.get('median_tokens')}, ambiguous/not_found "
-                     f"{100 * i.get('undecided', 0):.1f}% (ambiguous {100 * i.get('ambiguous', 0):.1f}%, "
-                     f"not_found {100 * i.get('not_found', 0):.1f}%), search p50 {i['p50_ms']:.1f} ms "
-                     f"p90 {i['p90_ms']:.1f} ms; flat p50 {res['flat']['p50_ms']:.1f} ms")
+        lines.append(
+            f"ihmt: median tokens {i.get('median_tokens')}, ambiguous/not_found "
+            f"{100 * i.get('undecided', 0):.1f}% (ambiguous {100 * i.get('ambiguous', 0):.1f}%, "
+            f"not_found {100 * i.get('not_found', 0):.1f}%), search p50 {i['p50_ms']:.1f} ms "
+            f"p90 {i['p90_ms']:.1f} ms; flat p50 {res['flat']['p50_ms']:.1f} ms"
+        )
     return "\n".join(lines)
 
 
@@ -214,8 +261,14 @@ def main(argv=None):
     t0 = time.time()
     results = run(args)
     print(table(results))
-    out = Path(args.out) if args.out else ROOT / "bench" / "results" / (
-        f"locomo-{'vault' if args.via_vault else args.layout}-{time.strftime('%Y%m%d-%H%M%S')}.json")
+    out = (
+        Path(args.out)
+        if args.out
+        else ROOT
+        / "bench"
+        / "results"
+        / (f"locomo-{'vault' if args.via_vault else args.layout}-{time.strftime('%Y%m%d-%H%M%S')}.json")
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     meta = {"args": vars(args), "seconds": round(time.time() - t0, 1)}
     out.write_text(json.dumps({"meta": meta, **results}, indent=1))

@@ -13,6 +13,7 @@ Measured 2026-11-30 on the 2-core development machine (other work running), mcp 
      500        629 ms     44 /  90 ms       24 / 60 ms        4 ms
     5000        667 ms     60 / 120 ms       34 / 62 ms       13 ms
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,8 +32,16 @@ from synth import memories  # noqa: E402
 
 from ihmt_vault import Vault  # noqa: E402
 
-QUERIES = ["postgres version on staging", "who is the DBA", "deploy on friday", "stripe webhook retries",
-           "how to run the integration tests", "backup restore drill", "nginx timeout", "climbing partner"]
+QUERIES = [
+    "postgres version on staging",
+    "who is the DBA",
+    "deploy on friday",
+    "stripe webhook retries",
+    "how to run the integration tests",
+    "backup restore drill",
+    "nginx timeout",
+    "climbing partner",
+]
 
 
 def pct(values, p):
@@ -46,15 +55,20 @@ async def measure(root: Path, n: int) -> dict:
     async with Client(params, client_info=Implementation(name="bench", version="1")) as c:
         start_ms = (time.perf_counter() - t) * 1000
         listed = await c.list_tools()
-        payload = json.dumps([x.model_dump(by_alias=True, exclude_none=True, mode="json") for x in listed.tools],
-                             ensure_ascii=False)
-        await c.call_tool("search_memory", {"query": "warm up"})   # first search opens the index
+        payload = json.dumps(
+            [x.model_dump(by_alias=True, exclude_none=True, mode="json") for x in listed.tools], ensure_ascii=False
+        )
+        await c.call_tool("search_memory", {"query": "warm up"})  # first search opens the index
         save, search, brief = [], [], []
         for i in range(n):
             t = time.perf_counter()
-            r = await c.call_tool("save_memory", {"content": f"Bench note {i}: the queue worker restarts after "
-                                                             f"deploy {i} because of a stale lock.",
-                                                  "topic": "bench" if i % 2 else None})
+            r = await c.call_tool(
+                "save_memory",
+                {
+                    "content": f"Bench note {i}: the queue worker restarts after deploy {i} because of a stale lock.",
+                    "topic": "bench" if i % 2 else None,
+                },
+            )
             save.append((time.perf_counter() - t) * 1000)
             assert not r.is_error, r.content
             t = time.perf_counter()
@@ -65,10 +79,15 @@ async def measure(root: Path, n: int) -> dict:
             t = time.perf_counter()
             await c.call_tool("memory_brief", {})
             brief.append((time.perf_counter() - t) * 1000)
-    return {"server_start_ms": round(start_ms), "tools_list_tokens": len(payload) // 4,
-            "save_p50_ms": round(statistics.median(save), 1), "save_p95_ms": round(pct(save, 95), 1),
-            "search_p50_ms": round(statistics.median(search), 1), "search_p95_ms": round(pct(search, 95), 1),
-            "brief_p50_ms": round(statistics.median(brief), 1)}
+    return {
+        "server_start_ms": round(start_ms),
+        "tools_list_tokens": len(payload) // 4,
+        "save_p50_ms": round(statistics.median(save), 1),
+        "save_p95_ms": round(pct(save, 95), 1),
+        "search_p50_ms": round(statistics.median(search), 1),
+        "search_p95_ms": round(pct(search, 95), 1),
+        "brief_p50_ms": round(statistics.median(brief), 1),
+    }
 
 
 def main():

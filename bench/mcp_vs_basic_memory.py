@@ -27,6 +27,7 @@ Measured 2026-12-01 on the 2-core development machine (shared), Basic Memory 0.2
     5000     9.2 / 26.8 ms         29.8 / 43.0 ms           0.31   0.62
     5000     6.0 / 12.7 ms         19.4 / 23.8 ms           0.31   0.53   (second run, 314 s)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,8 +53,10 @@ from synth import QUERIES, memories  # noqa: E402
 from ihmt_vault import Vault  # noqa: E402
 
 DEFAULT_BM = Path("/tmp/bm-venv/bin/basic-memory")
-INSTALL = ("Basic Memory not found: /root/.pyenv/versions/3.12.1/bin/python3.12 -m venv /tmp/bm-venv && "
-           "/tmp/bm-venv/bin/pip install basic-memory (or pass --bm-command)")
+INSTALL = (
+    "Basic Memory not found: /root/.pyenv/versions/3.12.1/bin/python3.12 -m venv /tmp/bm-venv && "
+    "/tmp/bm-venv/bin/pip install basic-memory (or pass --bm-command)"
+)
 
 
 def pct(values, p):
@@ -79,14 +82,26 @@ def bm_env(tmp: Path, notes: Path) -> dict:
     (home / ".basic-memory").mkdir(parents=True)
     shim.mkdir(parents=True)
     (shim / "__init__.py").write_text('raise ImportError("disabled by the benchmark: keyword search only")\n')
-    config = {"projects": {"bench": {"path": str(notes)}}, "default_project": "bench", "auto_update": False,
-              "default_search_type": "text", "index_changes": False, "skip_initialization_sync": True,
-              "cloud_promo_opt_out": True}
+    config = {
+        "projects": {"bench": {"path": str(notes)}},
+        "default_project": "bench",
+        "auto_update": False,
+        "default_search_type": "text",
+        "index_changes": False,
+        "skip_initialization_sync": True,
+        "cloud_promo_opt_out": True,
+    }
     (home / ".basic-memory" / "config.json").write_text(json.dumps(config))
-    return {"HOME": str(home), "BASIC_MEMORY_CONFIG_DIR": str(home / ".basic-memory"),
-            "PYTHONPATH": str(shim.parent), "HF_HUB_OFFLINE": "1", "FASTEMBED_CACHE_PATH": str(tmp / "bm-fastembed"),
-            "BASIC_MEMORY_LOG_LEVEL": "WARNING", "FASTMCP_SHOW_SERVER_BANNER": "false",
-            "FASTMCP_CHECK_FOR_UPDATES": "off"}
+    return {
+        "HOME": str(home),
+        "BASIC_MEMORY_CONFIG_DIR": str(home / ".basic-memory"),
+        "PYTHONPATH": str(shim.parent),
+        "HF_HUB_OFFLINE": "1",
+        "FASTEMBED_CACHE_PATH": str(tmp / "bm-fastembed"),
+        "BASIC_MEMORY_LOG_LEVEL": "WARNING",
+        "FASTMCP_SHOW_SERVER_BANNER": "false",
+        "FASTMCP_CHECK_FOR_UPDATES": "off",
+    }
 
 
 def bm_index(command: str, env: dict) -> tuple[float, str]:
@@ -109,8 +124,7 @@ async def timed(session: ClientSession, tool: str, args: dict) -> float:
 
 
 async def measure(vault: Path, command: str, env: dict, rounds: int, warm: int, errlog) -> dict:
-    ours_params = StdioServerParameters(command=sys.executable,
-                                        args=["-m", "ihmt_vault", "mcp", "--vault", str(vault)])
+    ours_params = StdioServerParameters(command=sys.executable, args=["-m", "ihmt_vault", "mcp", "--vault", str(vault)])
     bm_params = StdioServerParameters(command=command, args=["mcp", "--project", "bench"], env=env)
     info = Implementation(name="bench", version="1")
     async with AsyncExitStack() as stack:
@@ -121,8 +135,10 @@ async def measure(vault: Path, command: str, env: dict, rounds: int, warm: int, 
             await session.initialize()
             sessions.append(session)
         ours, bm = sessions
-        calls = {"ours": lambda q: timed(ours, "search_memory", {"query": q}),
-                 "bm": lambda q: timed(bm, "search_notes", {"query": q, "search_type": "text"})}
+        calls = {
+            "ours": lambda q: timed(ours, "search_memory", {"query": q}),
+            "bm": lambda q: timed(bm, "search_notes", {"query": q, "search_type": "text"}),
+        }
         first = await bm.call_tool("search_notes", {"query": "PostgreSQL", "search_type": "text"})
         assert not first.is_error and "PostgreSQL" in str(first.content), first.content
         for q in QUERIES[:warm]:
@@ -165,11 +181,17 @@ def main():
         index_s, status = bm_index(a.bm_command, env)
         if f"settled — {notes} notes" not in status:
             sys.exit(f"Basic Memory's index is not complete: {status}")
-        with open(tmp / "servers.log", "w") as errlog:   # both servers' stderr (Basic Memory logs there)
+        with open(tmp / "servers.log", "w") as errlog:  # both servers' stderr (Basic Memory logs there)
             figures = asyncio.run(measure(tmp / "v", a.bm_command, env, a.rounds, a.warm, errlog))
-        result = {"size": a.size, "notes_copied": notes, "ours_build_s": round(build_s, 1),
-                  "bm_index_s": round(index_s, 1), "bm_status": status, "bm_version": version,
-                  **figures}
+        result = {
+            "size": a.size,
+            "notes_copied": notes,
+            "ours_build_s": round(build_s, 1),
+            "bm_index_s": round(index_s, 1),
+            "bm_status": status,
+            "bm_version": version,
+            **figures,
+        }
         result["bm_model_downloaded"] = (tmp / "bm-fastembed").exists()
     print(" ".join(f"{k}={v}" for k, v in result.items()))
     a.out.parent.mkdir(parents=True, exist_ok=True)

@@ -12,6 +12,7 @@ previous `decay_idle_days` was archived; recall@10 over every answerable questio
 vault, against the same stream saved into a twin vault with decay switched off (measured in the
 same run), split into the hot questions (asked repeatedly) and the others.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -66,7 +67,7 @@ def year(days: int = 365, seed: int = 7) -> dict:
         for day in range(days):
             now = start + dt.timedelta(days=day)
             clock.set_to(now)
-            for m in stream[day * 3: day * 3 + 3]:
+            for m in stream[day * 3 : day * 3 + 3]:
                 text = f"{m['speaker']}: {m['text']}"
                 for name, v in (("decay", live), ("twin", twin)):
                     ids[name][m["id"]] = v.save(text, date=m["date"][:10], source="bench").id
@@ -86,20 +87,27 @@ def year(days: int = 365, seed: int = 7) -> dict:
                         last_recall[answer] = now
             rows = live.memories()
             archived = [r for r in rows if r["folder"].split("/")[0] == "archive"]
-            for r in archived:   # archived today: never a core one, never one recalled in the last week
+            for r in archived:  # archived today: never a core one, never one recalled in the last week
                 seen = last_recall.get(r["id"])
                 if r["id"] not in archived_before and (
-                        r["pinned"] or (seen and (now - seen).days < live.config.decay_idle_days)):
+                    r["pinned"] or (seen and (now - seen).days < live.config.decay_idle_days)
+                ):
                     violations.append(r["id"])
             archived_before = {r["id"] for r in archived}
             if (now + dt.timedelta(days=1)).day == 1 or day == days - 1:
-                months.append({"month": now.strftime("%Y-%m"), "live": len(rows) - len(archived),
-                               "archived": len(archived)})
+                months.append(
+                    {"month": now.strftime("%Y-%m"), "live": len(rows) - len(archived), "archived": len(archived)}
+                )
         sim_s = time.perf_counter() - t0
         clock.set_to(None)
         with clock.frozen(start + dt.timedelta(days=days)):
-            result = {"days": days, "memories": len(stream), "months": months, "violations": sorted(set(violations)),
-                      "simulation_s": round(sim_s, 1)}
+            result = {
+                "days": days,
+                "memories": len(stream),
+                "months": months,
+                "violations": sorted(set(violations)),
+                "simulation_s": round(sim_s, 1),
+            }
             for name, v in (("decay", live), ("twin", twin)):
                 by_id = {i: m for m, i in ids[name].items()}
                 hits = {"hot": [], "other": []}
@@ -118,6 +126,7 @@ def year(days: int = 365, seed: int = 7) -> dict:
 
 def decay_time(size: int) -> dict:
     from synth import memories
+
     with tempfile.TemporaryDirectory() as tmp:
         with clock.frozen("2027-01-01T09:00:00"):
             v = vault(Path(tmp) / "v", False)
@@ -130,8 +139,13 @@ def decay_time(size: int) -> dict:
             done = v.decay()
             real = time.perf_counter() - t
         v.close()
-    return {"size": size, "dry_run_s": round(dry, 2), "run_s": round(real, 2), "archived": len(done.archived),
-            "would_archive": len(plan.archived)}
+    return {
+        "size": size,
+        "dry_run_s": round(dry, 2),
+        "run_s": round(real, 2),
+        "archived": len(done.archived),
+        "would_archive": len(plan.archived),
+    }
 
 
 def main():

@@ -9,7 +9,8 @@ Every entry of `/work/shared/data/org-dev/awesome-python.jsonl` is saved into a 
 topic and no title, either in one `save_many` batch or one `save` at a time in a random order
 (`--seeds`, 7, 8 and 9 by default: each order grows another tree, so their mean is reported too).
 The folder each memory ends up in (its leaf) is compared with the entry's `label` (the section,
-"Group/Section") and with its group: purity, inverse purity, F-measure and NMI, beside a plain TF-IDF + k-means (k-means++, 5 restarts, lower-cased words, l2-normalised, smooth idf — what
+"Group/Section") and with its group: purity, inverse purity, F-measure and NMI, beside a plain
+TF-IDF + k-means (k-means++, 5 restarts, lower-cased words, l2-normalised, smooth idf — what
 scikit-learn's defaults compute) with the same number of clusters as the tree has leaf folders,
 computed in the same run, and the one-folder clustering. Shape and naming: share of one-word folder
 names, folders named by a stop or filler word, share of folder names matching as a word (plural
@@ -17,6 +18,7 @@ folded) the section most of their memories come from, largest folder against 3x 
 largest top folder's share of the vault, titles ending with "…". Results go to
 `bench/results/organisation.json`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,11 +39,13 @@ from ihmt_vault import Vault  # noqa: E402
 
 DATA = Path("/work/shared/data/org-dev/awesome-python.jsonl")
 # Words that never name a topic, kept here independently of the vault's own lists.
-FILLER = set("""a an the and or of to in on for with by at from as is are be was were it its this that these those
+FILLER = set(
+    """a an the and or of to in on for with by at from as is are be was were it its this that these those
 use used uses using run runs ask asks call calls need needs means mean chose choose based adding add make makes
 way thing things stuff get gets got new old good bad via into over more most other some any all also can will
 should must may might one two days day lot etc like just only very well see first last same different simple
-easy fast small large high low full""".split())
+easy fast small large high low full""".split()
+)
 
 
 def load(path: Path) -> list[dict]:
@@ -63,7 +67,7 @@ def scores(clusters: list[str], labels: list[str]) -> dict:
     by_cluster = {c: sum(t.values()) for c, t in table.items()}
     purity = sum(max(t.values()) for t in table.values()) / n
     inverse: Counter = Counter()
-    for c, t in table.items():
+    for t in table.values():
         for l, k in t.items():
             inverse[l] = max(inverse[l], k)
     inv_purity = sum(inverse.values()) / n
@@ -80,8 +84,13 @@ def scores(clusters: list[str], labels: list[str]) -> dict:
     hc = -sum(v / n * math.log(v / n) for v in by_cluster.values())
     hl = -sum(v / n * math.log(v / n) for v in by_label.values())
     nmi = 2 * mi / (hc + hl) if hc + hl else 1.0
-    return {"f": round(f, 3), "purity": round(purity, 3), "inverse_purity": round(inv_purity, 3),
-            "nmi": round(nmi, 3), "clusters": len(table)}
+    return {
+        "f": round(f, 3),
+        "purity": round(purity, 3),
+        "inverse_purity": round(inv_purity, 3),
+        "nmi": round(nmi, 3),
+        "clusters": len(table),
+    }
 
 
 # --- the baseline: TF-IDF + k-means in plain Python ----------------------------------------------
@@ -146,9 +155,9 @@ def stem(w: str) -> str:
     w = w.lower()
     if w.endswith("ies") and len(w) > 5:
         return w[:-3] + "y"
-    if w.endswith(("sses", "xes", "zes", "ches", "shes")) and len(w) > 5:   # classes, boxes, matches
+    if w.endswith(("sses", "xes", "zes", "ches", "shes")) and len(w) > 5:  # classes, boxes, matches
         return w[:-2]
-    if w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3:   # games, queues; not class, status
+    if w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3:  # games, queues; not class, status
         return w[:-1]
     return w
 
@@ -167,23 +176,30 @@ def shape(v: Vault, folders: list[str], labels: list[str], titles: list[str], br
             continue
         section = t.most_common(1)[0][0].rpartition("/")[2]
         matches += bool(words(leaf_names[f].replace("-", " ")) & words(section))
-    below: dict[str, Counter] = defaultdict(Counter)   # every folder: the sections of all memories under it
+    below: dict[str, Counter] = defaultdict(Counter)  # every folder: the sections of all memories under it
     for f, l in zip(folders, labels):
         for p in _prefixes(f) if f else []:
             below[p][l] += 1
-    all_matches = sum(bool(words(p.rpartition("/")[2].replace("-", " ")) & words(t.most_common(1)[0][0].rpartition("/")[2]))
-                      for p, t in below.items() if p != "inbox")
+    all_matches = sum(
+        bool(words(p.rpartition("/")[2].replace("-", " ")) & words(t.most_common(1)[0][0].rpartition("/")[2]))
+        for p, t in below.items()
+        if p != "inbox"
+    )
     top = Counter(f.split("/")[0] for f in folders)
     biggest_top = top.most_common(1)[0] if top else ("", 0)
     sizes = Counter(folders)
     return {
-        "folders": len(names), "leaf_folders": len(table), "depth": max((f.count("/") + 1 for f in folders if f), default=0),
+        "folders": len(names),
+        "leaf_folders": len(table),
+        "depth": max((f.count("/") + 1 for f in folders if f), default=0),
         "one_word_names": round(sum("-" not in n.rpartition("/")[2] for n in names) / max(1, len(names)), 3),
         "filler_names": sorted(n for n in names if any(w in FILLER for w in n.rpartition("/")[2].split("-"))),
         "names_matching_section": round(matches / max(1, len([f for f in table if f])), 3),
         "all_names_matching_section": round(all_matches / max(1, len([p for p in below if p != "inbox"])), 3),
-        "largest_folder": sizes.most_common(1)[0], "over_3x_branch_factor": [f for f, k in sizes.items() if k > 3 * branch_factor],
-        "largest_top_share": round(biggest_top[1] / len(folders), 3), "largest_top": biggest_top[0],
+        "largest_folder": sizes.most_common(1)[0],
+        "over_3x_branch_factor": [f for f, k in sizes.items() if k > 3 * branch_factor],
+        "largest_top_share": round(biggest_top[1] / len(folders), 3),
+        "largest_top": biggest_top[0],
         "titles_ending_ellipsis": sum(t.endswith("…") for t in titles),
         "names": names,
     }
@@ -229,9 +245,13 @@ def main():
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--mode", choices=["batch", "one-by-one", "both"], default="both")
     ap.add_argument("--seeds", default="7,8,9", help="the random orders of the one-by-one saves (comma-separated)")
-    ap.add_argument("--subsamples", type=int, default=0,
-                    help="also save N random 85%% subsets in one batch each, and report their mean and spread "
-                         "(one batch is one draw: a small change of the corpus grows another tree)")
+    ap.add_argument(
+        "--subsamples",
+        type=int,
+        default=0,
+        help="also save N random 85%% subsets in one batch each, and report their mean and spread "
+        "(one batch is one draw: a small change of the corpus grows another tree)",
+    )
     a = ap.parse_args()
     rows = load(a.data)
     seeds = [int(x) for x in a.seeds.split(",")]
@@ -239,18 +259,29 @@ def main():
     results = [run(rows, m, seed) for m in modes for seed in ([seeds[0]] if m == "batch" else seeds)]
     for r in results:
         s, t, km = r["shape"], r["tree"]["section"], r["kmeans"]["section"]
-        print(f"== {r['mode']} (order {r['seed']}; {len(rows)} memories, {r['seconds']} s)" if r["mode"] != "batch"
-              else f"== batch ({len(rows)} memories, {r['seconds']} s)")
-        print(f"  tree   section F {t['f']} purity {t['purity']} inv {t['inverse_purity']} NMI {t['nmi']}"
-              f" | group F {r['tree']['group']['f']} purity {r['tree']['group']['purity']}")
-        print(f"  kmeans section F {km['f']} purity {km['purity']} inv {km['inverse_purity']} NMI {km['nmi']}"
-              f" (k={r['kmeans']['k']}) | group F {r['kmeans']['group']['f']} purity {r['kmeans']['group']['purity']}")
+        print(
+            f"== {r['mode']} (order {r['seed']}; {len(rows)} memories, {r['seconds']} s)"
+            if r["mode"] != "batch"
+            else f"== batch ({len(rows)} memories, {r['seconds']} s)"
+        )
+        print(
+            f"  tree   section F {t['f']} purity {t['purity']} inv {t['inverse_purity']} NMI {t['nmi']}"
+            f" | group F {r['tree']['group']['f']} purity {r['tree']['group']['purity']}"
+        )
+        print(
+            f"  kmeans section F {km['f']} purity {km['purity']} inv {km['inverse_purity']} NMI {km['nmi']}"
+            f" (k={r['kmeans']['k']}) | group F {r['kmeans']['group']['f']} purity {r['kmeans']['group']['purity']}"
+        )
         print(f"  one folder: F {r['one_folder']['section']['f']} purity {r['one_folder']['section']['purity']}")
-        print(f"  folders {s['folders']} (leaves {s['leaf_folders']}, depth {s['depth']}), one-word names "
-              f"{s['one_word_names']}, filler names {s['filler_names']}, names matching section "
-              f"{s['names_matching_section']} (leaves), {s['all_names_matching_section']} (all folders)")
-        print(f"  largest folder {s['largest_folder']}, over 3x bf {s['over_3x_branch_factor']}, largest top "
-              f"{s['largest_top']} {s['largest_top_share']}, titles ending … {s['titles_ending_ellipsis']}")
+        print(
+            f"  folders {s['folders']} (leaves {s['leaf_folders']}, depth {s['depth']}), one-word names "
+            f"{s['one_word_names']}, filler names {s['filler_names']}, names matching section "
+            f"{s['names_matching_section']} (leaves), {s['all_names_matching_section']} (all folders)"
+        )
+        print(
+            f"  largest folder {s['largest_folder']}, over 3x bf {s['over_3x_branch_factor']}, largest top "
+            f"{s['largest_top']} {s['largest_top_share']}, titles ending … {s['titles_ending_ellipsis']}"
+        )
         print(f"  names: {', '.join(s['names'])}")
     subs = []
     for n in range(a.subsamples):
@@ -258,21 +289,30 @@ def main():
         part = [r for r in rows if rng.random() < 0.85]
         subs.append(run(part, "batch", 0))
     if subs:
+
         def spread(get):
             values = [get(r) for r in subs]
             return f"{sum(values) / len(values):.3f} ({min(values):.3f}-{max(values):.3f})"
-        print(f"== batch, {len(subs)} subsets of 85%: tree F {spread(lambda r: r['tree']['section']['f'])} purity "
-              f"{spread(lambda r: r['tree']['section']['purity'])} | kmeans F {spread(lambda r: r['kmeans']['section']['f'])}"
-              f" purity {spread(lambda r: r['kmeans']['section']['purity'])} | names matching section "
-              f"{spread(lambda r: r['shape']['names_matching_section'])} (leaves)")
+
+        print(
+            f"== batch, {len(subs)} subsets of 85%: tree F {spread(lambda r: r['tree']['section']['f'])} purity "
+            f"{spread(lambda r: r['tree']['section']['purity'])} | "
+            f"kmeans F {spread(lambda r: r['kmeans']['section']['f'])}"
+            f" purity {spread(lambda r: r['kmeans']['section']['purity'])} | names matching section "
+            f"{spread(lambda r: r['shape']['names_matching_section'])} (leaves)"
+        )
     obo = [r for r in results if r["mode"] == "one-by-one"]
-    if len(obo) > 1:   # one order is one draw: the tree grows differently in each, so the mean is the figure
+    if len(obo) > 1:  # one order is one draw: the tree grows differently in each, so the mean is the figure
+
         def mean(get):
             return round(sum(get(r) for r in obo) / len(obo), 3)
-        print(f"== one-by-one, mean of {len(obo)} orders: tree F {mean(lambda r: r['tree']['section']['f'])} purity "
-              f"{mean(lambda r: r['tree']['section']['purity'])} | kmeans F {mean(lambda r: r['kmeans']['section']['f'])}"
-              f" purity {mean(lambda r: r['kmeans']['section']['purity'])} | names matching section "
-              f"{mean(lambda r: r['shape']['names_matching_section'])} (leaves)")
+
+        print(
+            f"== one-by-one, mean of {len(obo)} orders: tree F {mean(lambda r: r['tree']['section']['f'])} purity "
+            f"{mean(lambda r: r['tree']['section']['purity'])} | kmeans F {mean(lambda r: r['kmeans']['section']['f'])}"
+            f" purity {mean(lambda r: r['kmeans']['section']['purity'])} | names matching section "
+            f"{mean(lambda r: r['shape']['names_matching_section'])} (leaves)"
+        )
     out = ROOT / "bench/results"
     out.mkdir(parents=True, exist_ok=True)
     (out / "organisation.json").write_text(json.dumps(results + subs, indent=1, ensure_ascii=False))

@@ -9,6 +9,7 @@ whole project, `read_file` twice on an unchanged and an edited file, `digest_out
 
     python bench/project_tools.py            # prints a table; --json for the raw figures
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,7 +45,10 @@ QUESTIONS = {
         ("how does a Choice type validate a value", {"Choice"}),
         ("where is the editor launched to edit a text", {"Editor", "edit"}),
         ("open a file lazily only when first written", {"_LazyFile", "LazyFile"}),
-        ("how does the parser split arguments into options", {"_OptionParser", "parse_args", "_process_args_for_options"}),
+        (
+            "how does the parser split arguments into options",
+            {"_OptionParser", "parse_args", "_process_args_for_options"},
+        ),
         ("how does a prompt hide the typed password", {"hidden_prompt_func", "prompt"}),
         ("page long output through less", {"echo_via_pager", "pager", "_pipepager"}),
     ],
@@ -77,8 +81,17 @@ def questions(root: Path, project: Project) -> list[dict]:
         hit1 = bool(found.hits) and _answers(*found.hits[0][:2], wanted)
         hit3 = any(_answers(e, s, wanted) for e, s, _ in found.hits[:3])
         answer = estimate_tokens(found.text)
-        rows.append({"query": query, "status": found.status, "hit1": hit1, "hit3": hit3, "answer_tokens": answer,
-                     "file_tokens": whole, "cost_tokens": answer + (0 if hit3 else whole)})
+        rows.append(
+            {
+                "query": query,
+                "status": found.status,
+                "hit1": hit1,
+                "hit3": hit3,
+                "answer_tokens": answer,
+                "file_tokens": whole,
+                "cost_tokens": answer + (0 if hit3 else whole),
+            }
+        )
     return rows
 
 
@@ -98,15 +111,21 @@ def read_twice(root: Path) -> dict:
 def pytest_log() -> str:
     """A real pytest run of 4,990 tests, 6 of them failing, in verbose mode (a line per test)."""
     tmp = Path(tempfile.mkdtemp())
-    (tmp / "test_many.py").write_text(textwrap.dedent("""
+    (tmp / "test_many.py").write_text(
+        textwrap.dedent("""
         import pytest
 
         @pytest.mark.parametrize("n", range(4990))
         def test_value(n):
             assert n % 997 != 3, f"value {n} is unlucky"
-        """))
-    run = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:xdist", "-p", "no:cacheprovider",
-                          "-o", "addopts=", str(tmp)], capture_output=True, text=True, cwd=tmp)
+        """)
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-v", "-p", "no:xdist", "-p", "no:cacheprovider", "-o", "addopts=", str(tmp)],
+        capture_output=True,
+        text=True,
+        cwd=tmp,
+    )
     return run.stdout
 
 
@@ -117,41 +136,58 @@ def digest_figures() -> dict:
     failed = [line for line in log.splitlines() if line.startswith("FAILED ")]
     totals = [line for line in log.splitlines() if " failed, " in line and " passed" in line]
     kept = set(text.split("\n"))
-    return {"log_lines": log.count("\n"), "log_tokens": estimate_tokens(log), "digest_tokens": estimate_tokens(text),
-            "failures": len(failed), "failures_kept": sum(1 for f in failed if f in kept),
-            "totals_kept": all(t in kept for t in totals)}
+    return {
+        "log_lines": log.count("\n"),
+        "log_tokens": estimate_tokens(log),
+        "digest_tokens": estimate_tokens(text),
+        "failures": len(failed),
+        "failures_kept": sum(1 for f in failed if f in kept),
+        "totals_kept": all(t in kept for t in totals),
+    }
 
 
 def tools_list_cost() -> dict:
     from mcp import Client, StdioServerParameters
+
     vault = Path(tempfile.mkdtemp()) / "v"
     subprocess.run([sys.executable, "-m", "ihmt_vault", "init", str(vault)], check=True, capture_output=True)
 
     async def listed(tools: str) -> int:
-        params = StdioServerParameters(command=sys.executable, env=dict(os.environ),
-                                       args=["-m", "ihmt_vault", "mcp", "--vault", str(vault), "--tools", tools])
+        params = StdioServerParameters(
+            command=sys.executable,
+            env=dict(os.environ),
+            args=["-m", "ihmt_vault", "mcp", "--vault", str(vault), "--tools", tools],
+        )
         async with Client(params, read_timeout_seconds=60) as c:
-            payload = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in (await c.list_tools()).tools]
+            payload = [
+                t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in (await c.list_tools()).tools
+            ]
         return len(json.dumps(payload, ensure_ascii=False)) // 4
 
-    return {spec: asyncio.run(listed(spec)) for spec in ("memory", "memory,project", "memory,session",
-                                                          "memory,project,session")}
+    return {
+        spec: asyncio.run(listed(spec))
+        for spec in ("memory", "memory,project", "memory,session", "memory,project,session")
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    os.environ["HOME"] = tempfile.mkdtemp()   # the project indexes go to a throwaway ~/.ihmt/projects
+    os.environ["HOME"] = tempfile.mkdtemp()  # the project indexes go to a throwaway ~/.ihmt/projects
     out: dict = {"projects": {}}
     for root in (CLICK, ASYNCIO):
         p = Project(root).sync()
         whole = sum(e.tokens for e in p.entries.values())
         rows = questions(root, p)
         out["projects"][root.name] = {
-            "files": len(p.entries), "symbols": sum(len(e.symbols) for e in p.entries.values()),
-            "project_tokens": whole, "map_tokens": estimate_tokens(p.map()),
-            "map_symbols_tokens": estimate_tokens(p.map("symbols")), "questions": rows}
+            "files": len(p.entries),
+            "symbols": sum(len(e.symbols) for e in p.entries.values()),
+            "project_tokens": whole,
+            "map_tokens": estimate_tokens(p.map()),
+            "map_symbols_tokens": estimate_tokens(p.map("symbols")),
+            "questions": rows,
+        }
     out["read_file"] = read_twice(ASYNCIO)
     out["digest"] = digest_figures()
     out["tools_list_tokens"] = tools_list_cost()
@@ -160,21 +196,31 @@ def main() -> None:
         return
     for name, p in out["projects"].items():
         rows = p["questions"]
-        print(f"\n{name}: {p['files']} files, {p['symbols']} symbols, {p['project_tokens']:,} tokens whole; "
-              f"map {p['map_tokens']:,} tokens, map with symbols {p['map_symbols_tokens']:,}")
+        print(
+            f"\n{name}: {p['files']} files, {p['symbols']} symbols, {p['project_tokens']:,} tokens whole; "
+            f"map {p['map_tokens']:,} tokens, map with symbols {p['map_symbols_tokens']:,}"
+        )
         print(f"{'question':<58} {'hit@1':>5} {'hit@3':>5} {'answer':>7} {'file(s)':>8} {'cost':>7}")
         for r in rows:
-            print(f"{r['query'][:58]:<58} {str(r['hit1']):>5} {str(r['hit3']):>5} {r['answer_tokens']:>7} "
-                  f"{r['file_tokens']:>8} {r['cost_tokens']:>7}")
+            print(
+                f"{r['query'][:58]:<58} {str(r['hit1']):>5} {str(r['hit3']):>5} {r['answer_tokens']:>7} "
+                f"{r['file_tokens']:>8} {r['cost_tokens']:>7}"
+            )
         n = len(rows)
-        print(f"hit@1 {sum(r['hit1'] for r in rows)}/{n}, hit@3 {sum(r['hit3'] for r in rows)}/{n}; tokens: "
-              f"find_code {sum(r['cost_tokens'] for r in rows):,} (misses pay the file too) vs reading the files "
-              f"{sum(r['file_tokens'] for r in rows):,}")
-    print(f"\nread_file on asyncio/base_events.py: first {out['read_file']['first']:,} tokens, again unchanged "
-          f"{out['read_file']['unchanged']}, after a one-line edit {out['read_file']['edited']}")
+        print(
+            f"hit@1 {sum(r['hit1'] for r in rows)}/{n}, hit@3 {sum(r['hit3'] for r in rows)}/{n}; tokens: "
+            f"find_code {sum(r['cost_tokens'] for r in rows):,} (misses pay the file too) vs reading the files "
+            f"{sum(r['file_tokens'] for r in rows):,}"
+        )
+    print(
+        f"\nread_file on asyncio/base_events.py: first {out['read_file']['first']:,} tokens, again unchanged "
+        f"{out['read_file']['unchanged']}, after a one-line edit {out['read_file']['edited']}"
+    )
     d = out["digest"]
-    print(f"digest_output on a {d['log_lines']:,}-line pytest log ({d['log_tokens']:,} tokens): {d['digest_tokens']} "
-          f"tokens, {d['failures_kept']}/{d['failures']} FAILED lines and the totals kept: {d['totals_kept']}")
+    print(
+        f"digest_output on a {d['log_lines']:,}-line pytest log ({d['log_tokens']:,} tokens): {d['digest_tokens']} "
+        f"tokens, {d['failures_kept']}/{d['failures']} FAILED lines and the totals kept: {d['totals_kept']}"
+    )
     print("tools/list tokens: " + ", ".join(f"{k} {v:,}" for k, v in out["tools_list_tokens"].items()))
 
 

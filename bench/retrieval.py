@@ -16,6 +16,7 @@ Figures per set (and per language for MADial): recall@10 (any evidence in the to
 per category, median tokens of the compact answer, ambiguous + not-found share of the (answerable)
 questions, query p50. Targets are printed next to them.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,8 +49,10 @@ SETS = {
 # target margins of recall@10 over the flat scan (issue #19, no model)
 TARGETS = {"locomo": 0.10, "realmem": 0.05, "madial-en": 0.10, "madial-zh": 0.03}
 
-STOP = frozenset("a an the and or of to in on at for with is are was were be been it this that i you he she "
-                 "we they my your me do did does what when where who how".split())
+STOP = frozenset(
+    "a an the and or of to in on at for with is are was were be been it this that i you he she "
+    "we they my your me do did does what when where who how".split()
+)
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _TOK = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
 
@@ -58,7 +61,7 @@ def flat_tokens(text: str) -> list[str]:
     out = []
     for tok in _TOK.findall(text.lower()):
         if re.match(rf"[{_CJK}]", tok):
-            out += [tok] if len(tok) == 1 else [tok[i:i + 2] for i in range(len(tok) - 1)]
+            out += [tok] if len(tok) == 1 else [tok[i : i + 2] for i in range(len(tok) - 1)]
         elif tok not in STOP:
             out.append(tok)
     return out
@@ -97,6 +100,7 @@ class Flat:
 class Ours:
     def __init__(self, mems, tmp: Path, today):
         from ihmt_vault.plugins import manager as plugins
+
         found = plugins.rankers_by_name()
         rankers = [found[n].for_vault(tmp) if hasattr(found[n], "for_vault") else found[n] for n in RANKERS]
         self.ix = SearchIndex(tmp, today=today, rankers=rankers)
@@ -107,7 +111,7 @@ class Ours:
         return [h.id for h in r.hits], r.status, r.tokens
 
 
-RANKERS: list[str] = []     # --rankers: fused into ours by reciprocal-rank fusion
+RANKERS: list[str] = []  # --rankers: fused into ours by reciprocal-rank fusion
 
 
 def load(folder: str):
@@ -125,15 +129,15 @@ def evaluate(engine, qs):
         ms = 1000 * (time.perf_counter() - t0)
         ev = set(q["evidence"])
         rank = next((i + 1 for i, x in enumerate(ids) if x in ev), None)
-        rows.append({"cat": q["category"], "r10": bool(rank and rank <= K), "status": status,
-                     "tokens": tokens, "ms": ms})
+        rows.append(
+            {"cat": q["category"], "r10": bool(rank and rank <= K), "status": status, "tokens": tokens, "ms": ms}
+        )
     return rows
 
 
 def summarize(rows, cats):
     n = len(rows)
-    out = {"n": n, "recall@10": sum(r["r10"] for r in rows) / n,
-           "p50_ms": statistics.median(r["ms"] for r in rows)}
+    out = {"n": n, "recall@10": sum(r["r10"] for r in rows) / n, "p50_ms": statistics.median(r["ms"] for r in rows)}
     for c, name in cats.items():
         sub = [r for r in rows if r["cat"] == c]
         if sub:
@@ -158,7 +162,8 @@ def run_set(name: str, tmp: Path) -> dict:
         qq = [q for q in qs if q["conv"] == conv]
         last = max(m["date"][:10] for m in ms)
         import datetime as dt
-        today = dt.date.fromisoformat(last)   # "now" is just after the last session
+
+        today = dt.date.fromisoformat(last)  # "now" is just after the last session
         for en, eng in (("flat", Flat(ms)), ("ihmt", Ours(ms, tmp / name / conv.replace("/", "_"), today))):
             rows[part(conv)][en] += evaluate(eng, qq)
     return {p: {en: summarize(r, cats) for en, r in v.items()} for p, v in rows.items()}
@@ -175,8 +180,10 @@ def table(results: dict) -> str:
         for key in [k for k in f if k not in ("n", "p50_ms")]:
             lines.append(f"{key:<16}{f[key]:>8.3f}{i[key]:>8.3f}{i[key] - f[key]:>+8.3f}")
         lines.append(f"{'p50 ms':<16}{f['p50_ms']:>8.2f}{i['p50_ms']:>8.2f}")
-        lines.append(f"ihmt median tokens {i['median_tokens']}, ambiguous+not-found {100 * i['undecided']:.1f}%"
-                     + (f"; target Δr@10 ≥ +{want:.2f}: {'ok' if d >= want else 'MISSED'}" if want else ""))
+        lines.append(
+            f"ihmt median tokens {i['median_tokens']}, ambiguous+not-found {100 * i['undecided']:.1f}%"
+            + (f"; target Δr@10 ≥ +{want:.2f}: {'ok' if d >= want else 'MISSED'}" if want else "")
+        )
     return "\n".join(lines)
 
 
@@ -193,7 +200,9 @@ def main(argv=None):
     for name in args.sets:
         results.update(run_set(name, tmp))
     print(table(results))
-    out = Path(args.out) if args.out else ROOT / "bench" / "results" / f"retrieval-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    out = (
+        Path(args.out) if args.out else ROOT / "bench" / "results" / f"retrieval-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"args": vars(args), "seconds": round(time.time() - t0, 1), **results}, indent=1))
     print(f"\nwrote {out} ({time.time() - t0:.0f} s)")

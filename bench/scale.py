@@ -23,6 +23,7 @@ Per size, in this order, on a fresh vault made of `bench/synth.py` memories:
 With 5,000 and 50,000 both measured, a `x50k/5k` column gives each figure's growth. Targets
 (issue 8) are checked and printed as ok/MISSED.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,11 +48,13 @@ from synth import QUERIES, memories  # noqa: E402
 
 from ihmt_vault import Vault  # noqa: E402
 
-SAVE_TEXTS = ["The queue worker restarts after deploys because of a stale lock ({i}).",
-              "Marta prefers code reviews in the morning, before stand-up ({i}).",
-              "El servidor de copias se apaga los domingos a las {i} horas.",
-              "周{i}开会讨论新的数据库方案。",
-              "Decision {i}: we keep Redis for sessions, PostgreSQL for everything else."]
+SAVE_TEXTS = [
+    "The queue worker restarts after deploys because of a stale lock ({i}).",
+    "Marta prefers code reviews in the morning, before stand-up ({i}).",
+    "El servidor de copias se apaga los domingos a las {i} horas.",
+    "周{i}开会讨论新的数据库方案。",
+    "Decision {i}: we keep Redis for sessions, PostgreSQL for everything else.",
+]
 
 
 def single_saves(v, n: int) -> list[float]:
@@ -59,8 +62,11 @@ def single_saves(v, n: int) -> list[float]:
     lat = []
     for i in range(n):
         t = time.perf_counter()
-        v.save(SAVE_TEXTS[i % len(SAVE_TEXTS)].format(i=i), source="bench",
-               topic=["work/infrastructure/ci", None, "personal/recetas", None][i % 4])
+        v.save(
+            SAVE_TEXTS[i % len(SAVE_TEXTS)].format(i=i),
+            source="bench",
+            topic=["work/infrastructure/ci", None, "personal/recetas", None][i % 4],
+        )
         lat.append((time.perf_counter() - t) * 1000)
     return lat
 
@@ -100,7 +106,7 @@ def bm25_tokens(text: str) -> list[str]:
     for w in _WORD.findall(text.lower()):
         if _CJK.search(w):  # CJK runs as character bigrams
             chars = [c for c in w if _CJK.match(c)]
-            out += ["".join(chars[i:i + 2]) for i in range(max(1, len(chars) - 1))]
+            out += ["".join(chars[i : i + 2]) for i in range(max(1, len(chars) - 1))]
         else:
             out.append(w)
     return out
@@ -121,7 +127,7 @@ class FlatBM25:
         terms = set(bm25_tokens(query))
         idf = {t: math.log(1 + (n - self.df[t] + 0.5) / (self.df[t] + 0.5)) for t in terms}
         scores = []
-        for i, d in enumerate(self.docs):   # the scan
+        for i, d in enumerate(self.docs):  # the scan
             s = 0.0
             norm = self.k1 * (1 - self.b + self.b * self.lens[i] / self.avg)
             for t in terms:
@@ -148,6 +154,7 @@ def flat_disk_query(root: Path, query: str) -> int:
 def search_child(root: str, rounds: int) -> None:
     """Run in a child process: a long-lived searcher's latencies, reads, tokens and peak memory."""
     from ihmt_vault.frontends.mcp_server import BRIEF_TOKENS
+
     with Vault.open(root) as v:
         t = time.perf_counter()
         v.search("warm up the index")
@@ -163,9 +170,20 @@ def search_child(root: str, rounds: int) -> None:
                 statuses[r.status] += 1
         brief = v.brief()
         mcp_brief = v.brief(budget_tokens=min(v.config.brief_tokens, BRIEF_TOKENS))
-    print(json.dumps({"first_ms": first_ms, "lat": lat, "reads": reads, "tokens": toks, "statuses": statuses,
-                      "brief_tokens": (len(brief) + 3) // 4, "mcp_brief_tokens": (len(mcp_brief) + 3) // 4,
-                      "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    print(
+        json.dumps(
+            {
+                "first_ms": first_ms,
+                "lat": lat,
+                "reads": reads,
+                "tokens": toks,
+                "statuses": statuses,
+                "brief_tokens": (len(brief) + 3) // 4,
+                "mcp_brief_tokens": (len(mcp_brief) + 3) // 4,
+                "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            }
+        )
+    )
 
 
 # -- one size -------------------------------------------------------------------------------------
@@ -190,13 +208,30 @@ def run(size: int, args, work: Path) -> dict:
     cli = []
     for i in range(args.cli_saves):
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "ihmt_vault", "save", f"CLI save {i} about nginx timeouts",
-                        "--topic", "work/infrastructure/ci", "--vault", str(root)], check=True, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "ihmt_vault",
+                "save",
+                f"CLI save {i} about nginx timeouts",
+                "--topic",
+                "work/infrastructure/ci",
+                "--vault",
+                str(root),
+            ],
+            check=True,
+            capture_output=True,
+        )
         cli.append((time.perf_counter() - t) * 1000)
     row["cli_save_p50_ms"] = statistics.median(cli) if cli else None
 
-    out = subprocess.run([sys.executable, __file__, "--search-child", str(root), "--rounds", str(args.rounds)],
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, __file__, "--search-child", str(root), "--rounds", str(args.rounds)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     s = json.loads(out)
     row["search_first_ms"] = s["first_ms"]
     row["search_p50_ms"], row["search_p95_ms"] = statistics.median(s["lat"]), pct(s["lat"], 95)
@@ -209,8 +244,9 @@ def run(size: int, args, work: Path) -> dict:
     cli = []
     for q in QUERIES[: args.cli_saves]:
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "ihmt_vault", "search", q, "--vault", str(root)], check=True,
-                       capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "ihmt_vault", "search", q, "--vault", str(root)], check=True, capture_output=True
+        )
         cli.append((time.perf_counter() - t) * 1000)
     row["cli_search_p50_ms"] = statistics.median(cli) if cli else None
 
@@ -262,21 +298,36 @@ TARGETS = {  # metric: {size: limit}, "min" metrics must be at least the limit
     "brief_tokens": {"all": 2000},
     "rebuild_s": {50000: 120},
 }
-SHOW = [("import_per_s", "import (memories/s)", 0), ("import_s", "import (s)", 1),
-        ("save_p50_ms", "save p50 (ms)", 1), ("save_p95_ms", "save p95 (ms)", 1),
-        ("cli_save_p50_ms", "CLI save p50 (ms, process start incl.)", 0),
-        ("search_p50_ms", "search p50 (ms)", 1), ("search_p95_ms", "search p95 (ms)", 1),
-        ("search_first_ms", "first search, opens index (ms)", 0),
-        ("cli_search_p50_ms", "CLI search p50 (ms, process start incl.)", 0),
-        ("flat_p50_ms", "flat BM25 p50 (ms, in memory)", 1), ("flat_p95_ms", "flat BM25 p95 (ms)", 1),
-        ("flat_disk_ms", "flat scan reading files (ms)", 0), ("search_vs_flat", "search / flat (p50 ratio)", 2),
-        ("reads_p50", "summaries+memories read p50", 0), ("reads_p95", "summaries+memories read p95", 0),
-        ("flat_reads", "flat: files read per search", 0), ("reads_vs_flat", "reads / flat reads", 3),
-        ("answer_tokens_p50", "answer tokens p50", 0), ("brief_tokens", "brief tokens", 0),
-        ("mcp_brief_tokens", "MCP brief tokens", 0), ("rebuild_s", "rebuild (s)", 1),
-        ("search_peak_rss_mb", "search process peak RSS (MB)", 0), ("memories_mb", "memory files (MB)", 1),
-        ("summaries_mb", "summaries + config (MB)", 1), ("git_mb", ".git (MB)", 1), ("index_mb", "search index (MB)", 1),
-        ("catalog_mb", "catalog (MB)", 1), ("folders", "folders", 0)]
+SHOW = [
+    ("import_per_s", "import (memories/s)", 0),
+    ("import_s", "import (s)", 1),
+    ("save_p50_ms", "save p50 (ms)", 1),
+    ("save_p95_ms", "save p95 (ms)", 1),
+    ("cli_save_p50_ms", "CLI save p50 (ms, process start incl.)", 0),
+    ("search_p50_ms", "search p50 (ms)", 1),
+    ("search_p95_ms", "search p95 (ms)", 1),
+    ("search_first_ms", "first search, opens index (ms)", 0),
+    ("cli_search_p50_ms", "CLI search p50 (ms, process start incl.)", 0),
+    ("flat_p50_ms", "flat BM25 p50 (ms, in memory)", 1),
+    ("flat_p95_ms", "flat BM25 p95 (ms)", 1),
+    ("flat_disk_ms", "flat scan reading files (ms)", 0),
+    ("search_vs_flat", "search / flat (p50 ratio)", 2),
+    ("reads_p50", "summaries+memories read p50", 0),
+    ("reads_p95", "summaries+memories read p95", 0),
+    ("flat_reads", "flat: files read per search", 0),
+    ("reads_vs_flat", "reads / flat reads", 3),
+    ("answer_tokens_p50", "answer tokens p50", 0),
+    ("brief_tokens", "brief tokens", 0),
+    ("mcp_brief_tokens", "MCP brief tokens", 0),
+    ("rebuild_s", "rebuild (s)", 1),
+    ("search_peak_rss_mb", "search process peak RSS (MB)", 0),
+    ("memories_mb", "memory files (MB)", 1),
+    ("summaries_mb", "summaries + config (MB)", 1),
+    ("git_mb", ".git (MB)", 1),
+    ("index_mb", "search index (MB)", 1),
+    ("catalog_mb", "catalog (MB)", 1),
+    ("folders", "folders", 0),
+]
 
 
 def verdict(metric: str, size: int, value) -> str:
@@ -311,8 +362,11 @@ def table(rows: list[dict]) -> str:
     widths = [max(len(l[i]) for l in lines) for i in range(len(head))]
     out = []
     for n, l in enumerate(lines):
-        out.append(" | ".join(c.ljust(w) if i == 0 or i == len(head) - 1 else c.rjust(w)
-                              for i, (c, w) in enumerate(zip(l, widths))))
+        out.append(
+            " | ".join(
+                c.ljust(w) if i == 0 or i == len(head) - 1 else c.rjust(w) for i, (c, w) in enumerate(zip(l, widths))
+            )
+        )
         if n == 0:
             out.append("-+-".join("-" * w for w in widths))
     return "\n".join(out)
@@ -324,9 +378,22 @@ def soak(minutes: float) -> None:
     end = time.monotonic() + minutes * 60
     rounds = failures = 0
     while time.monotonic() < end:
-        r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                            *sorted(str(p) for p in (HERE.parent / "tests").glob("test_torture_*.py"))],
-                           cwd=HERE.parent, env=env, capture_output=True, text=True)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-x",
+                "-p",
+                "no:cacheprovider",
+                *sorted(str(p) for p in (HERE.parent / "tests").glob("test_torture_*.py")),
+            ],
+            cwd=HERE.parent,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         rounds += 1
         tail = r.stdout.strip().splitlines()[-1:] or [""]
         print(f"soak round {rounds}: {'ok' if r.returncode == 0 else 'FAILED'} {tail[0]}", flush=True)
@@ -362,9 +429,16 @@ def main():
         for size in args.sizes:
             rows.append(run(size, args, work))
             args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(json.dumps({"rows": rows, "machine": {"cpus": os.cpu_count(),
-                                                                      "python": sys.version.split()[0]},
-                                            "date": time.strftime("%Y-%m-%d %H:%M")}, indent=2))
+            args.out.write_text(
+                json.dumps(
+                    {
+                        "rows": rows,
+                        "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
+                        "date": time.strftime("%Y-%m-%d %H:%M"),
+                    },
+                    indent=2,
+                )
+            )
     print(table(rows))
     print(f"\nwritten {args.out}")
 

@@ -12,6 +12,7 @@ queries of both in turn (p50 of each, with index segments and `Searcher.search` 
 the "after saves / rebuilt" ratio is the figure (target ≤ 1.3). The flat Python BM25 scan of
 bench/scale.py over the same files gives the baseline p50.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,6 +31,7 @@ from ihmt_vault import Vault  # noqa: E402
 
 def timed(v, rounds: int) -> dict:
     from whoosh.searching import Searcher
+
     calls = [0]
     real = Searcher.search
 
@@ -49,12 +51,12 @@ def timed(v, rounds: int) -> dict:
     finally:
         Searcher.search = real
     lat.sort()
-    return {"p50": statistics.median(lat), "p90": lat[int(len(lat) * 0.9)], "n": len(lat),
-            "calls": calls[0] / len(lat)}
+    return {"p50": statistics.median(lat), "p90": lat[int(len(lat) * 0.9)], "n": len(lat), "calls": calls[0] / len(lat)}
 
 
 def segments(root: Path) -> int:
     from whoosh.index import open_dir
+
     ix = open_dir(str(root / ".ihmt" / "cache" / "index"))
     with ix.reader() as r:
         return len(list(r.leaf_readers()))
@@ -66,12 +68,15 @@ def build(args) -> None:
     import shutil
 
     from scale import single_saves
+
     root = Path(tempfile.mkdtemp(prefix="latency-")) / "v"
     v = Vault.init(root)
     v.save_many(memories(args.build), source="bench")
     lat = single_saves(v, args.saves)
-    print(f"{args.build} memories, {args.saves} single saves: save p50 {statistics.median(lat):.1f} ms, "
-          f"p90 {sorted(lat)[int(len(lat) * 0.9)]:.1f} ms")
+    print(
+        f"{args.build} memories, {args.saves} single saves: save p50 {statistics.median(lat):.1f} ms, "
+        f"p90 {sorted(lat)[int(len(lat) * 0.9)]:.1f} ms"
+    )
     v.close()
     fresh_root = root.parent / "rebuilt"
     shutil.copytree(root, fresh_root, symlinks=True)
@@ -84,13 +89,14 @@ def build(args) -> None:
 def compare(root: Path, fresh_root: Path, rounds: int) -> None:
     """The queries asked of the vault after its saves, of its rebuilt copy and of the flat scan, in turn."""
     from scale import FlatBM25
+
     seg_after, seg_fresh = segments(root), segments(fresh_root)
     v, w = Vault.open(root), Vault.open(fresh_root)
     flat = FlatBM25(root)
     after, fresh, fl = [], [], []
     calls = {}
     for name, vault in (("after", v), ("fresh", w)):
-        calls[name] = timed(vault, 1)["calls"]   # warms up too
+        calls[name] = timed(vault, 1)["calls"]  # warms up too
     for _ in range(rounds):
         for q in QUERIES:
             for vault, out in ((v, after), (w, fresh)):
@@ -102,13 +108,20 @@ def compare(root: Path, fresh_root: Path, rounds: int) -> None:
             fl.append((time.perf_counter() - t) * 1000)
     v.close()
     w.close()
-    for name, r, seg, c in (("after saves", after, seg_after, calls["after"]), ("rebuilt", fresh, seg_fresh, calls["fresh"])):
+    for name, r, seg, c in (
+        ("after saves", after, seg_after, calls["after"]),
+        ("rebuilt", fresh, seg_fresh, calls["fresh"]),
+    ):
         r.sort()
-        print(f"{name:<12} p50 {statistics.median(r):.1f} ms  p90 {r[int(len(r) * 0.9)]:.1f} ms  segments {seg}  "
-              f"Searcher.search calls/query {c:.1f}")
+        print(
+            f"{name:<12} p50 {statistics.median(r):.1f} ms  p90 {r[int(len(r) * 0.9)]:.1f} ms  segments {seg}  "
+            f"Searcher.search calls/query {c:.1f}"
+        )
     a, f, b = statistics.median(after), statistics.median(fresh), statistics.median(fl)
-    print(f"after/rebuilt p50 ratio {a / f:.2f} (target ≤ 1.3); flat scan p50 {b:.1f} ms; "
-          f"ours/flat {a / b:.2f} after saves, {f / b:.2f} rebuilt")
+    print(
+        f"after/rebuilt p50 ratio {a / f:.2f} (target ≤ 1.3); flat scan p50 {b:.1f} ms; "
+        f"ours/flat {a / b:.2f} after saves, {f / b:.2f} rebuilt"
+    )
 
 
 def main():
@@ -125,7 +138,9 @@ def main():
         return compare(Path(args.compare) / "v", Path(args.compare) / "rebuilt", args.rounds)
     with Vault.open(args.vault) as v:
         r = timed(v, args.rounds)
-    print(f"searches {r['n']}  p50 {r['p50']:.1f} ms  p90 {r['p90']:.1f} ms  Searcher.search calls/query {r['calls']:.1f}")
+    print(
+        f"searches {r['n']}  p50 {r['p50']:.1f} ms  p90 {r['p90']:.1f} ms  Searcher.search calls/query {r['calls']:.1f}"
+    )
 
 
 if __name__ == "__main__":

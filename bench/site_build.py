@@ -12,6 +12,7 @@ Measured 2026-11-30 on the 2-core dev machine (busy: load average 3-6), mkdocs 1
 266 MB of HTML, peak RSS 169 MB, no warnings, no broken links. About 80% of it is Material's
 templates (the navigation, even pruned); preparing the staging folder is about 1 ms per memory.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,14 @@ def run(size: int) -> dict:
         for i in range(size // 10):
             a, b = created[(i * 7) % len(created)], created[(i * 13 + 5) % len(created)]
             stem = b.path.rpartition("/")[2][:-3]
-            links.append({"text": f"Follow-up {i}: see [[{a.title}]] and [[{stem}|the earlier note]].",
-                          "title": f"Follow-up note {i}", "topic": a.folder, "date": "2026-01-01"})
+            links.append(
+                {
+                    "text": f"Follow-up {i}: see [[{a.title}]] and [[{stem}|the earlier note]].",
+                    "title": f"Follow-up note {i}",
+                    "topic": a.folder,
+                    "date": "2026-01-01",
+                }
+            )
         v.save_many(links, source="bench")
         made = time.perf_counter() - t
         out = Path(tmp) / "site"
@@ -52,9 +59,14 @@ def run(size: int) -> dict:
         for run_name in ("first_build", "second_build"):
             t, c = time.perf_counter(), cpu()
             r = build_site(v, out)
-            results[run_name] = {"wall_s": round(time.perf_counter() - t, 1), "cpu_s": round(cpu() - c, 1),
-                                 "pages": r["memories"], "sections": r["sections"],
-                                 "broken_links": len(r["broken_links"]), "warnings": len(r["warnings"])}
+            results[run_name] = {
+                "wall_s": round(time.perf_counter() - t, 1),
+                "cpu_s": round(cpu() - c, 1),
+                "pages": r["memories"],
+                "sections": r["sections"],
+                "broken_links": len(r["broken_links"]),
+                "warnings": len(r["warnings"]),
+            }
         results["site_mb"] = round(sum(f.stat().st_size for f in out.rglob("*") if f.is_file()) / 1e6, 1)
         results["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
         v.close()

@@ -5,6 +5,7 @@
 Start-up is from launching `ihmt watch` to its "watching" line (the initial reconcile included).
 Latency is from the editor's save (a file write) to the commit that takes it in, polled every 10 ms.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,10 +39,13 @@ def main():
             v.save_many(memories(args.size), source="bench")
             paths = [m["path"] for m in v.memories()][:: max(1, args.size // args.edits)][: args.edits]
         t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-u", "-m", "ihmt_vault", "watch", "--vault", str(root)],
-                                stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-u", "-m", "ihmt_vault", "watch", "--vault", str(root)], stdout=subprocess.PIPE, text=True
+        )
         ready = threading.Event()
-        threading.Thread(target=lambda: [ready.set() for line in proc.stdout if "watching" in line], daemon=True).start()
+        threading.Thread(
+            target=lambda: [ready.set() for line in proc.stdout if "watching" in line], daemon=True
+        ).start()
         ready.wait(300)
         startup = time.perf_counter() - t0
         lat = []
@@ -56,8 +60,13 @@ def main():
             time.sleep(0.2)
         proc.terminate()
         proc.wait()
-    row = {"size": args.size, "startup_s": round(startup, 2), "edit_p50_s": round(statistics.median(lat), 3),
-           "edit_max_s": round(max(lat), 3), "edits": len(lat)}
+    row = {
+        "size": args.size,
+        "startup_s": round(startup, 2),
+        "edit_p50_s": round(statistics.median(lat), 3),
+        "edit_max_s": round(max(lat), 3),
+        "edits": len(lat),
+    }
     print(" | ".join(row))
     print(" | ".join(str(x) for x in row.values()))
     out = Path(__file__).parent / "results"
