@@ -299,6 +299,10 @@ class Memories(_Noun):
         """Pin (a core memory: never decays, always in the brief) or unpin a memory. One commit."""
         return lifecycle.pin(self.e, id_or_path, pinned, source)
 
+    def rename(self, id_or_path: str, title: str, source: str | None = None) -> Memory:
+        """Give a memory a new title; its file is renamed to match (its id stays). One commit."""
+        return lifecycle.rename(self.e, id_or_path, title, source)
+
     def archive(self, id_or_path: str, source: str | None = None) -> Memory:
         """Move a memory into `archive/` (same sub-path), status archived: kept and searchable, out of the way."""
         return lifecycle.archive(self.e, id_or_path, source)

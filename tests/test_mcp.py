@@ -37,6 +37,7 @@ TOOLS = {
     "pin_memory",
     "archive_memory",
     "restore_memory",
+    "rename_memory",
 }
 READ_ONLY = {"search_memory", "memory_brief", "read_memory", "memory_history"}
 

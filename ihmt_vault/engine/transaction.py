@@ -123,9 +123,10 @@ class Transaction:
         self.e.layout.abs(rel).unlink(missing_ok=True)
         self.folders.add(rel.rpartition("/")[0])
 
-    def move(self, rel: str, folder: str) -> str:
+    def move(self, rel: str, folder: str, stem: str | None = None) -> str:
+        """Move a file into `folder` (keeping its name, or as `stem`.md); returns its new path."""
         name = rel.rpartition("/")[2]
-        dest = self.free_name(folder, name.removesuffix(".md"))
+        dest = self.free_name(folder, stem or name.removesuffix(".md"))
         self._record(rel, "move")
         self._record(dest)
         self.e.layout.abs(dest).parent.mkdir(parents=True, exist_ok=True)

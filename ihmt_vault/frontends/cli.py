@@ -1176,5 +1176,15 @@ def core(v, as_json, ref, off, source):
     )
 
 
+@command(main)
+@click.argument("ref", metavar="ID|PATH")
+@click.argument("title", nargs=-1, required=True)
+@click.option("--source", help="Who is renaming it (the commit's Agent).")
+def rename(v, as_json, ref, title, source):
+    """Give a memory a new title: TITLE is the rest of the line; its file is renamed to match, its id stays."""
+    m = v.memories.rename(ref, " ".join(title), source=source)
+    _emit(as_json, m.to_dict(body=False), lambda: out.print(f"renamed {_memory_line(m)}", markup=False))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -329,6 +329,16 @@ class Tools(_Serialized):
 
         return self._call(run)
 
+    @tool("memory", EDIT)
+    def rename_memory(self, id: Id, title: str, ctx: Context | None = None) -> ToolAnswer:
+        """Give a memory a new title (its file follows; its id stays)."""
+
+        def run() -> str:
+            m = self.v.memories.rename(id, title, source=agent_name(ctx))
+            return f'Renamed: "{m.title}" ({m.id}), now {m.path}.'
+
+        return self._call(run)
+
     @tool("memory", DEMOTE)
     def archive_memory(self, id: Id, ctx: Context | None = None) -> ToolAnswer:
         """Move a memory no longer useful to archive/ (kept, still searchable, out of the brief).

@@ -13,9 +13,10 @@ from .. import clock
 from ..engine.core import Engine
 from ..errors import BadInput, Refused
 from ..results import ForgetReport
-from ..storage import oplog, tree
+from ..storage import notes, oplog, tree
 from ..storage.notes import Memory
 from . import purge as purge_op
+from .saving import make_draft
 
 
 def pin(e: Engine, id_or_path: str, pinned: bool = True, source: str | None = None) -> Memory:
@@ -27,6 +28,23 @@ def pin(e: Engine, id_or_path: str, pinned: bool = True, source: str | None = No
     ) as tx:
         tx.edit(m, {"pinned": pinned})
     return e.get(m.id)
+
+
+def rename(e: Engine, id_or_path: str, title: str, source: str | None = None) -> Memory:
+    """A memory's new title, and its file named by it (the id stays): one `edit` commit."""
+    m = e.get(id_or_path)
+    new = make_draft(e, text=m.body or title, title=title).title  # the checks of a save's title
+    if not isinstance(title, str) or not title.strip():
+        raise BadInput("the title is empty; give the memory's new title")
+    if new == m.title:
+        return m
+    stem = notes.slugify(new)
+    with e.transaction(
+        "edit", f"rename: {m.title} → {new}", [("Memory-Id", m.id), ("Memory-Op", "edit")], source
+    ) as tx:
+        tx.edit(m, {"title": new})
+        dest = tx.move(m.path, m.folder, stem) if stem != m.path.rpartition("/")[2].removesuffix(".md") else m.path
+    return e.read(dest)
 
 
 def archive(e: Engine, id_or_path: str, source: str | None = None) -> Memory:
