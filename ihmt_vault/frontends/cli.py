@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from ..errors import BadInput, VaultError
+from ..errors import BadInput, NotFound, VaultError
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -87,7 +87,78 @@ def command(group, name: str | None = None, opens_vault: bool = True):
     return wrap
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class FreeText(click.Argument):
+    """The rest of the line as words (a memory's text, a query, a title): see `TextCommand`."""
+
+
+class TextCommand(click.Command):
+    """A command whose last argument is `FreeText`, so words are never mistaken for options: the
+    command's own options may come before the text, and at the very end of the line after it (every
+    word from there on one of its options or their values); every other word is text, unknown
+    `--words` and `-n` included. `--` before the text keeps all of it as text. The line is put in
+    that order (`options -- text`) for click to read."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not any(isinstance(p, FreeText) for p in self.params):
+            return super().parse_args(ctx, args)
+        try:
+            return super().parse_args(ctx, _text_last(self, ctx, args))
+        except (click.NoSuchOption, click.BadOptionUsage) as e:
+            hint = f"to keep words like it as text, put -- before the text: ihmt {ctx.info_name} -- ..."
+            raise click.UsageError(f"{e.format_message()} ({hint})", ctx) from None
+
+
+def _text_last(cmd: click.Command, ctx: click.Context, args: list[str]) -> list[str]:
+    """`args` as `[options and fixed arguments] [options found at the end] -- [text]`."""
+    values = {}  # each option's names → how many words it takes after it (0: a flag)
+    for p in cmd.get_params(ctx):
+        if isinstance(p, click.Option):
+            values.update({n: 0 if p.is_flag or p.count else p.nargs for n in (*p.opts, *p.secondary_opts)})
+    helps = set(cmd.get_help_option_names(ctx))
+    fixed = sum(1 for p in cmd.params if isinstance(p, click.Argument) and not isinstance(p, FreeText))
+
+    def width(words: list[str], i: int) -> int:
+        """How many words the known option at `words[i]` spans with its values (0: not one)."""
+        name, eq, _ = words[i].partition("=")
+        if name not in values or (eq and (not name.startswith("--") or not values[name])):
+            return 0
+        return 1 if eq else 1 + values[name]
+
+    def all_options(words: list[str]) -> bool:
+        i = 0
+        while i < len(words):
+            n = width(words, i)
+            given = words[i + 1 : i + n]
+            if not n or words[i] in helps or i + n > len(words) or any(w == "--" or w in values for w in given):
+                return False
+            i += n
+        return True
+
+    i = seen = 0
+    while i < len(args):
+        if args[i] == "--":
+            return args  # the text is marked already
+        if n := width(args, i):
+            i += n  # an option before the text (click checks its value)
+        elif seen < fixed:
+            if args[i].startswith("-") and len(args[i]) > 1:
+                return args  # an unknown option where an id is due: click says so
+            seen, i = seen + 1, i + 1
+        else:
+            break
+    lead, text = args[:i], args[i:]
+    if not text:
+        return args
+    cut = next((j for j in range(1, len(text)) if all_options(text[j:])), len(text))
+    return [*lead, *text[cut:], "--", *text[:cut]]
+
+
+class _Group(click.Group):
+    command_class = TextCommand
+    group_class = type  # the subgroups (mount, hooks, site, project) make their commands the same way
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="ihmt-vault")
 @click.option("--vault", "vault_path", type=click.Path(path_type=Path), help=VAULT_HELP)
 @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
@@ -98,6 +169,20 @@ def main(ctx, vault_path, as_json):
     --vault and --json go before or after the command: 'ihmt --json stats' is 'ihmt stats --json'.
     """
     ctx.obj = {"vault": vault_path, "json": as_json}
+
+
+def _names_a_memory(fn):
+    """A command given an id, path or folder: one that names nothing is bad input (exit 2), as the
+    README says of every bad input, not an operation that failed."""
+
+    @functools.wraps(fn)
+    def run(*args, **kw):
+        try:
+            return fn(*args, **kw)
+        except NotFound as e:
+            raise BadInput(str(e)) from None
+
+    return run
 
 
 def _progress(label: str, enabled: bool):
@@ -138,7 +223,7 @@ def init(vault_path, as_json, path, title):
 
 
 @command(main)
-@click.argument("text", nargs=-1, required=True)
+@click.argument("text", nargs=-1, required=True, cls=FreeText)
 @click.option("--title", help="Title (default: the first line).")
 @click.option("--topic", help="Folder to file it in, e.g. work/infrastructure (default: the best fit).")
 @click.option("--date", help="When it became true: YYYY-MM-DD, or words such as yesterday, 'last May', ayer.")
@@ -182,11 +267,19 @@ def save(v, as_json, text, title, topic, date, tags, type_, source, pinned, supe
     )
 
     def human():
-        out.print(f"saved {_memory_line(m)}", markup=False)
-        for notice in m.notices:
+        notices = list(m.notices)
+        if notices and notices[0].startswith(_TOLD_AGAIN):  # the first line says what happened
+            out.print(f"already remembered as {m.id} ({m.path}); nothing saved", markup=False)
+            notices = notices[1:]
+        else:
+            out.print(f"saved {_memory_line(m)}", markup=False)
+        for notice in notices:
             out.print(f"  {notice}", markup=False)
 
     _emit(as_json, m.to_dict(body=False), human)
+
+
+_TOLD_AGAIN = "Already remembered as "  # the notice of a save that found the same text saved: nothing was
 
 
 def _parse_facts(specs) -> list[dict] | None:
@@ -337,6 +430,7 @@ def export(v, as_json, format_, out):
 
 
 @command(main)
+@_names_a_memory
 @click.argument("ref", metavar="ID|PATH")
 @click.option(
     "--level",
@@ -352,8 +446,9 @@ def read(v, as_json, ref, level):
 
 
 @command(main)
+@_names_a_memory
 @click.argument("ref", metavar="ID|PATH")
-@click.argument("content", nargs=-1, required=True)
+@click.argument("content", nargs=-1, required=True, cls=FreeText)
 @click.option(
     "--under", help="The entry to add under, by its path (e.g. 2.1, as 'ihmt read' shows); default: the top level."
 )
@@ -367,6 +462,7 @@ def append(v, as_json, ref, content, under, source):
 
 
 @command(main)
+@_names_a_memory
 @click.argument("ref", metavar="ID|PATH")
 @click.option(
     "--at", "at", metavar="DATE", help="Show it as it was on DATE (YYYY-MM-DD, or yesterday, 'last May'...), from git."
@@ -415,6 +511,7 @@ def tree(v, as_json, depth):
 
 
 @command(main)
+@_names_a_memory
 @click.argument("ref", metavar="ID|PATH")
 @click.option("--diff", is_flag=True, help="Show what each commit changed.")
 def history(v, as_json, ref, diff):
@@ -482,6 +579,7 @@ def undo(v, as_json, source, force, commit):
 
 
 @command(main)
+@_names_a_memory
 @click.argument("ref", metavar="ID")
 @click.option("--source", help="Who is making the change.")
 def current(v, as_json, ref, source):
@@ -491,6 +589,7 @@ def current(v, as_json, ref, source):
 
 
 @command(main)
+@_names_a_memory
 @click.argument("ref", metavar="ID|PATH")
 @click.option("--purge", is_flag=True, help="Delete it and rewrite git history so its text is in no commit.")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation before purging.")
@@ -520,6 +619,7 @@ def forget(v, as_json, ref, purge, yes, source):
 
 
 @command(main)
+@_names_a_memory
 @click.argument("old_id")
 @click.argument("new_id")
 @click.option("--source", help="Who is making the change.")
@@ -613,7 +713,7 @@ def stats(v, as_json):
 
 
 @command(main)
-@click.argument("query", nargs=-1, required=True)
+@click.argument("query", nargs=-1, required=True, cls=FreeText)
 @click.option("--k", default=10, show_default=True, type=click.IntRange(1, 100), help="How many hits.")
 @click.option("--clue", help="A word that tells ambiguous candidates apart.")
 @click.option("--under", help="Search only this folder, e.g. work/infrastructure.")
@@ -660,7 +760,7 @@ def _interactive() -> bool:
 
 
 @command(main)
-@click.argument("query", nargs=-1, required=True)
+@click.argument("query", nargs=-1, required=True, cls=FreeText)
 def ask(v, as_json, query):
     """Search (QUERY is the rest of the line), and when the answer is ambiguous ask for a clue (up to search_clue_rounds
     times; Enter stops)."""
@@ -801,7 +901,7 @@ def project_map(vault_path, as_json, path, symbols, subpath):
 
 
 @command(project_group, name="find", opens_vault=False)
-@click.argument("query", nargs=-1, required=True)
+@click.argument("query", nargs=-1, required=True, cls=FreeText)
 @click.option(
     "--path", "path", type=click.Path(path_type=Path), default=".", show_default=True, help="The project folder."
 )
@@ -846,6 +946,34 @@ def brief(v, as_json, tokens):
     _emit(as_json, {"brief": text}, lambda: click.echo(text, nl=False))
 
 
+def _setup_table(agents, rows: list[dict]) -> None:
+    """`ihmt setup --list`: a row per agent and scope under a header; "n/a" where the agent has no
+    such file (no instruction file at that scope, no hook)."""
+    env = agents.Env.current()
+
+    def cell(state, applies: bool = True) -> str:
+        return "n/a" if not applies else ("set up" if state else "not set up")
+
+    table = [("agent", "scope", "mcp server", "instructions", "hook", "config file")]
+    for r in rows:
+        has_instructions = agents.AGENTS[r["agent"]].instructions(r["scope"], env) is not None
+        table.append(
+            (
+                r["agent"],
+                r["scope"],
+                cell(r["server"]),
+                cell(r["instructions"], has_instructions),
+                cell(r["hook"], r["hook"] is not None),
+                r["config"],
+            )
+        )
+    widths = [max(len(row[i]) for row in table) for i in range(5)]
+    for row in table:
+        out.print("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[5], markup=False)
+    if not any(r["server"] for r in rows):
+        out.print("no agent is set up yet: ihmt setup AGENT connects one", markup=False)
+
+
 @command(main, opens_vault=False)
 @click.argument("agent", required=False, metavar="AGENT")
 @click.option(
@@ -865,18 +993,7 @@ def setup(vault_path, as_json, agent, scope, dry_run, list_, no_hook):
 
     if list_:
         rows = agents.status()
-        _emit(
-            as_json,
-            rows,
-            lambda: [
-                out.print(
-                    f"{r['agent']:<15}{r['scope']:<8}{'configured' if r['server'] else '-':<11}"
-                    f"{'instructions' if r['instructions'] else '-':<13}{'hook' if r['hook'] else '':<5}{r['config']}",
-                    markup=False,
-                )
-                for r in rows
-            ],
-        )
+        _emit(as_json, rows, lambda: _setup_table(agents, rows))
         return
     if not agent:
         raise BadInput(f"name the agent to set up: one of {', '.join(agents.NAMES)} (or --list)")
@@ -1120,8 +1237,9 @@ def decay(v, as_json, dry_run, auto, source):
 
 
 @command(main)
+@_names_a_memory
 @click.argument("folder")
-@click.argument("text", nargs=-1)
+@click.argument("text", nargs=-1, cls=FreeText)
 @click.option("--source", help="Who is describing it (the commit's Agent).")
 def describe(v, as_json, folder, text, source):
     """Describe a topic FOLDER in a sentence or two: kept above its summary's generated part and shown first (no TEXT
@@ -1154,6 +1272,7 @@ def garden(v, as_json, dry_run, source):
 
 
 @command(main)
+@_names_a_memory
 @click.argument("ref", metavar="ID|PATH")
 @click.option("--source", help="Who is restoring (the commit's Agent).")
 def restore(v, as_json, ref, source):
@@ -1163,6 +1282,7 @@ def restore(v, as_json, ref, source):
 
 
 @command(main)
+@_names_a_memory
 @click.argument("ref", metavar="ID|PATH")
 @click.option("--off", is_flag=True, help="Make it an ordinary memory again (it can then decay).")
 @click.option("--source", help="Who is changing it (the commit's Agent).")
@@ -1177,8 +1297,9 @@ def core(v, as_json, ref, off, source):
 
 
 @command(main)
+@_names_a_memory
 @click.argument("ref", metavar="ID|PATH")
-@click.argument("title", nargs=-1, required=True)
+@click.argument("title", nargs=-1, required=True, cls=FreeText)
 @click.option("--source", help="Who is renaming it (the commit's Agent).")
 def rename(v, as_json, ref, title, source):
     """Give a memory a new title: TITLE is the rest of the line; its file is renamed to match, its id stays."""

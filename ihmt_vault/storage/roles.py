@@ -27,8 +27,12 @@ Where it is checked: our write path asks `Gate.check` before each path a transac
 the roles as HEAD has them (a hand edit of roles.toml grants nothing until a maintainer's commit);
 the pre-commit hook asks for staged changes; the server's pre-receive hook and the CI range check
 ask `check_commits`, with the roles of the target branch before the push (a push cannot grant itself
-rights; a maintainer's change applies once it has landed). A pushed commit that leaves roles.toml
-broken is refused, so the branch's roles always parse.
+rights; a maintainer's change applies once it has landed). They judge what a push changes relative
+to the target branch as it stood: every pushed commit, merges included, by what it changes against
+its first parent, and the push as a whole by `git diff old new` of the ref; so a revert, a merge
+whose tree is an older commit's (either parent order), or a deletion of roles.toml is judged for
+what it does to the branch. A pushed commit that leaves roles.toml broken is refused, so the
+branch's roles always parse.
 
 Errors: a roles.toml that does not parse or validate is a `BrokenFile` naming the file and line;
 every write of ours is refused with it (fail closed: a typo must never make everyone a maintainer),
@@ -307,45 +311,104 @@ def pusher_from_env(environ=None) -> str:
     return next((environ[v].strip() for v in PUSHER_VARS if environ.get(v, "").strip()), "")
 
 
-def check_commits(where: Path, commits: list[str], base: str | None, pusher: str = "") -> list[str]:
+Change = tuple[str, str]  # (path, write | delete | move)
+
+
+def _changes(statuses: list[tuple[str, str, str | None]]) -> list[Change]:
+    """Name-status rows as the changes `check` judges: a rename is a move of its old path and a
+    write of its new one."""
+    out: list[Change] = []
+    for status, path, old in statuses:
+        if status == "R" and old is not None:
+            out += [(old, "move"), (path, "write")]
+        else:
+            out.append((path, "delete" if status == "D" else "write"))
+    return out
+
+
+def _refusal(
+    where: Path, roles: Roles, who: Identity, changes: list[Change], before: str | None, after: str
+) -> str | None:
+    """Why `who` may not make `changes` (going from commit `before` to `after`), or None."""
+    for path, change in changes:
+        owner = (
+            source_of(gitlog.file_at(where, before, path), path)
+            if change == "delete" and before and is_memory_path(path)
+            else None
+        )
+        why = check(roles, who, "change", path, change, owner)
+        if why:
+            return why
+    if (ROLES_PATH, "write") in changes:
+        try:
+            parse(gitlog.file_at(where, after, ROLES_PATH))
+        except BrokenFile as err:
+            return f"{err} (a push must leave the roles valid)"
+    return None
+
+
+def _who(c: gitlog.PushedCommit, pusher: str) -> Identity:
+    return Identity(pusher or c.author_email, (c.trailers.get("Agent") or [""])[0], authenticated=bool(pusher))
+
+
+def check_commits(
+    where: Path,
+    commits: list[str],
+    base: str | None,
+    pusher: str = "",
+    *,
+    tip: str | None = None,
+    since: str | None = None,
+) -> list[str]:
     """One line per commit that changes what its author's role does not allow, judged by the roles
-    as `base` has them (the vault at the repository's top). `pusher`: who the host says pushed."""
+    as `base` has them (the vault at the repository's top). `pusher`: who the host says pushed.
+
+    Each commit is judged by what it changes relative to its first parent, merges included; a
+    merge's change that only brings back what the target branch had (`since`, the branch as it
+    stood) is not the merger's (pulling a maintainer's change in is no change of one's own). With
+    `tip` (the ref's new commit), the push as a whole is judged too: `git diff since tip`, each
+    path by whoever of the pushed commits changed it last, else by the tip's author; so a merge
+    whose tree is an older commit's (a revert in disguise, with either parent order) is refused
+    for what it deletes or brings back, however its parents are arranged."""
     try:
         roles = parse(gitlog.file_at(where, base, ROLES_PATH) if base else None)
     except BrokenFile as err:
         return [f"{(base or '')[:10]}: {err}; every push is refused until it is fixed on the server"]
     out = []
+    last: dict[str, Identity] = {}  # a path → who among the pushed commits changed it last
     for sha in commits:
         c = gitlog.pushed_commit(where, sha)
-        who = Identity(pusher or c.author_email, (c.trailers.get("Agent") or [""])[0], authenticated=bool(pusher))
-        why = None
-        for status, path, old in gitlog.commit_changes(where, c):
-            for p, change in (
-                [(old, "move"), (path, "write")]
-                if status == "R" and old is not None
-                else [(path, "delete" if status == "D" else "write")]
-            ):
-                owner = (
-                    source_of(gitlog.file_at(where, c.parents[0], p), p)
-                    if change == "delete" and c.parents and is_memory_path(p)
-                    else None
-                )
-                why = why or check(roles, who, "change", p, change, owner)
-            if path == ROLES_PATH and status != "D" and not why:
-                try:
-                    parse(gitlog.file_at(where, sha, ROLES_PATH))
-                except BrokenFile as err:
-                    why = f"{err} (a push must leave the roles valid)"
+        who = _who(c, pusher)
+        changes = _changes(gitlog.commit_changes(where, c))
+        if len(c.parents) > 1 and since:
+            differs = {
+                p for _s, path, old in gitlog.pushes.changes_between(where, since, sha) for p in (path, old) if p
+            }
+            changes = [(p, change) for p, change in changes if p in differs]
+        last.update((p, who) for p, _ in changes)
+        why = _refusal(where, roles, who, changes, c.parents[0] if c.parents else None, sha)
         if why:
             out.append(f"{sha[:10]} by {who}: {why}")
+    if tip is None or out:
+        return out
+    by_tip = _who(gitlog.pushed_commit(where, tip), pusher)
+    whole = _changes(gitlog.pushes.changes_between(where, since, tip))
+    for who in dict.fromkeys([*last.values(), by_tip]):
+        mine = [(p, change) for p, change in whole if last.get(p, by_tip) == who]
+        why = _refusal(where, roles, who, mine, since, tip) if mine else None
+        if why:
+            out.append(f"{tip[:10]} by {who}: {why} (what the push changes: {(since or 'nothing')[:10]}..{tip[:10]})")
     return out
 
 
 def check_push(where: Path, updates: list[str], pusher: str = "") -> list[str]:
     """The pre-receive check of `old new ref` lines: each ref's new commits (those no ref reaches
-    yet) against the roles of the branch before the push; deleting a branch or rewriting its
-    history (a force push, as a purge needs) is a maintainer's."""
-    out, seen = [], set()
+    yet) and what the push changes in the ref as a whole (`git diff old new`), against the roles of
+    the branch before the push; deleting a branch or rewriting its history (a force push, as a
+    purge needs) is a maintainer's. A new branch is judged against the default one (what it adds
+    to their common ancestor)."""
+    out: list[str] = []
+    seen: set[str] = set()
     for line in updates:
         old, new, ref = line.split()
         base = old if old != gitlog.ZERO else gitlog.resolve_at(where, "HEAD")  # a new branch: the default one's
@@ -363,15 +426,17 @@ def check_push(where: Path, updates: list[str], pusher: str = "") -> list[str]:
                 continue
             if new == gitlog.ZERO:
                 continue
+        since = old if old != gitlog.ZERO else (base and gitlog.pushes.merge_base(where, base, new))
         commits = [c for c in gitlog.new_commits(where, new, ["--all"]) if c not in seen]
         seen.update(commits)
-        out += check_commits(where, commits, base, pusher)
+        out += check_commits(where, commits, base, pusher, tip=new, since=since)
     return out
 
 
 def check_range(where: Path, spec: str, pusher: str = "") -> list[str]:
-    """The same check over `A..B` (a CI job on a host without server hooks): B's commits not in A,
-    against the roles as A has them."""
+    """The same check over `A..B` (a CI job on a host without server hooks): B's commits not in A
+    and what B changes against A (against their common ancestor when A is no ancestor of B, as for
+    a pull request behind its base), against the roles as A has them."""
     a, sep, b = spec.partition("..")
     if not sep or not a or not b or b.startswith("."):
         raise BadInput(f"--range {spec}: give it as A..B (two commits)")
@@ -381,4 +446,5 @@ def check_range(where: Path, spec: str, pusher: str = "") -> list[str]:
             f"--range {spec}: {a if base is None else b} is not a commit in {where}; fetch the history "
             f"(actions/checkout with fetch-depth: 0)"
         )
-    return check_commits(where, gitlog.new_commits(where, tip, [base]), base, pusher)
+    since = gitlog.pushes.merge_base(where, base, tip)
+    return check_commits(where, gitlog.new_commits(where, tip, [base]), base, pusher, tip=tip, since=since)

@@ -40,13 +40,26 @@ def pushed_commit(where: Path, sha: str) -> PushedCommit:
 
 
 def commit_changes(where: Path, c: PushedCommit) -> list[tuple[str, str, str | None]]:
-    """What a commit changes: (status A|M|D|R, path, old path). A merge: only the paths whose
-    result differs from every parent (what the merge itself did; each side's commits are their own)."""
-    if len(c.parents) > 1:
-        out = _git_at(where, "diff-tree", "-r", "-c", "--no-commit-id", "--name-status", "-z", c.sha)
-        return [("M", p, None) for _s, p, _o in name_status(out)]
-    out = _git_at(where, "diff-tree", "-r", "--root", "--no-commit-id", "--name-status", "-M", "-z", c.sha)
-    return name_status(out)
+    """What a commit changes: (status A|M|D|R, path, old path), relative to its FIRST parent, a
+    merge's too: what it brings to the branch it was made on. (A merge judged only on the paths
+    that differ from every parent, `diff-tree -c`, hid a merge whose tree is an older commit's: it
+    equals that parent, so it listed nothing.)"""
+    if c.parents:
+        return changes_between(where, c.parents[0], c.sha)
+    return changes_between(where, None, c.sha)
+
+
+def changes_between(where: Path, a: str | None, b: str) -> list[tuple[str, str, str | None]]:
+    """What going from commit `a` to commit `b` changes, renames found (`git diff a b`); `a` None:
+    from nothing (every path of `b` added)."""
+    if a is None:
+        a = _git_at(where, "hash-object", "-t", "tree", "/dev/null").strip()  # the empty tree
+    return name_status(_git_at(where, "diff-tree", "-r", "-M", "--name-status", "-z", a, b))
+
+
+def merge_base(where: Path, a: str, b: str) -> str | None:
+    """The best common ancestor of two commits (None: unrelated histories)."""
+    return _git_at(where, "merge-base", a, b, check=False).strip() or None
 
 
 def file_at(where: Path, rev: str, path: str) -> str | None:
