@@ -238,7 +238,37 @@ def test_list_shows_what_is_configured(isolated_home, tmp_path):
     assert rows[("cursor", "user")]["server"] is None
     assert ("claude-desktop", "project") not in rows
     r = run("--list")
-    assert r.exit_code == 0 and "codex" in r.output and "configured" in r.output
+    assert r.exit_code == 0
+    lines = r.output.splitlines()
+    assert lines[0].split() == ["agent", "scope", "mcp", "server", "instructions", "hook", "config", "file"]
+    assert lines[3].split() == [
+        "codex",
+        "user",
+        "set",
+        "up",
+        "set",
+        "up",
+        "n/a",
+        str(isolated_home / ".codex/config.toml"),
+    ]
+    assert lines[1].split()[:7] == ["claude-code", "user", "not", "set", "up", "not", "set"]
+    assert "no agent is set up yet" not in r.output
+
+
+def test_list_before_any_setup_says_not_set_up_and_how_to_start(isolated_home):
+    r = run("--list")
+    assert r.exit_code == 0
+    lines = r.output.splitlines()
+    assert lines[0] == "agent           scope    mcp server  instructions  hook        config file"
+    assert (
+        lines[1] == f"claude-code     user     not set up  not set up    not set up  {isolated_home / '.claude.json'}"
+    )
+    assert (
+        lines[7]
+        == f"cursor          user     not set up  n/a           n/a         {isolated_home / '.cursor/mcp.json'}"
+    )
+    assert lines[-1] == "no agent is set up yet: ihmt setup AGENT connects one"
+    assert "-  " not in r.output
 
 
 def test_unknown_agent_and_missing_scope_are_one_line_errors():

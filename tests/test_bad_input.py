@@ -151,7 +151,7 @@ def test_cli_errors_are_one_line_with_non_zero_exit_and_no_traceback(filled, tmp
         "error: --topic '../up': '..' and '.' are not allowed; give a path inside the vault\n",
     )
     r = ihmt("show", "nope12345", "--vault", str(filled.root))
-    assert (r.returncode, r.stderr) == (1, "error: nope12345: no memory with this id or path; try 'ihmt search'\n")
+    assert (r.returncode, r.stderr) == (2, "error: nope12345: no memory with this id or path; try 'ihmt search'\n")
     r = ihmt("tree", "--vault", str(tmp_path / "missing"))
     assert r.returncode == 2 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1
     bad = tmp_path / "bad.jsonl"
