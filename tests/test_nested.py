@@ -4,6 +4,7 @@ import pytest
 from conftest import commits
 
 from ihmt_vault.errors import BadInput
+from ihmt_vault.storage import nested
 
 CHECKLIST = (
     "Deploy checklist for the billing service\n"
@@ -93,3 +94,35 @@ def test_a_list_inside_a_code_fence_is_code_not_entries(vault):
         "Compose file for staging\n\n```yaml\nservices:\n  - web\n  - db\n```\n", title="Staging compose", topic="work"
     )
     assert vault.read(m.id, 2)[1] == "Compose file for staging\n\n```yaml\nservices:\n  - web\n  - db\n```\n"
+
+
+def test_append_under_the_last_entry_keeps_the_list_tight_and_the_final_newline(vault):
+    m = vault.save("Release steps\n\n- Build\n- Ship\n", title="Release steps", topic="work/ops")
+    m = vault.append(m.id, "Tell the channel", under="2")
+    assert m.body == "Release steps\n\n- Build\n- Ship\n  - Tell the channel\n"
+    m = vault.append(m.id, "Close the ticket")
+    assert m.body == "Release steps\n\n- Build\n- Ship\n  - Tell the channel\n- Close the ticket\n"
+    assert (vault.root / m.path).read_text().endswith("\n- Close the ticket\n")
+
+
+def test_a_sixth_tab_level_is_refused_naming_its_line_and_nothing_is_saved(vault):
+    text = "Levels\n\tTwo\n\t\tThree\n\t\t\tFour\n\t\t\t\tFive\n\t\t\t\t\tSix\n"
+    with pytest.raises(BadInput) as e:
+        vault.save(text, topic="work")
+    assert str(e.value) == "line 6 ('Six'): 5 tabs is level 6; entries go down to level 5 (4 tabs): indent it less"
+    assert not any(c.startswith("save:") for c in commits(vault.root))
+
+
+def test_appending_a_sixth_level_is_refused_naming_the_entry(vault):
+    m = vault.save("Levels\n\tTwo\n\t\tThree\n\t\t\tFour\n\t\t\t\tFive\n", topic="work")
+    with pytest.raises(BadInput) as e:
+        vault.append(m.id, "Two\n\tThree", under="1.1.1")
+    assert str(e.value) == "'Three' would be level 6; entries go down to level 5: indent it less"
+
+
+def test_a_list_written_deeper_by_hand_keeps_its_depth_at_level_5():
+    body = "Levels\n\n- 2\n  - 3\n    - 4\n      - 5\n        - 6\n"
+    assert nested.render(body, 5) == (
+        "Levels\n- 2  (1)\n  - 3  (1.1)\n    - 4  (1.1.1)\n      - 5  (1.1.1.1)\n        - 6  (1.1.1.1.1)\n"
+    )
+    assert nested.render(body, 4) == "Levels\n- 2  (1)\n  - 3  (1.1)\n    - 4  (1.1.1) [+2 →]\n"

@@ -11,7 +11,9 @@ child. `render(body, level)` gives the tree down to `level` with `[+N →]` wher
 of the rest; `focus(body, terms)` gives the node that holds most of a query's terms with its
 ancestors' lines, for a search hit on a nested node.
 
-Bad input (a path that names no node, a level outside 1..5) is a `BadInput`.
+Bad input (a path that names no node, a level outside 1..5, a tab-indented line or an appended
+entry below level 5) is a `BadInput`: a sixth level is refused where it is written, never flattened
+into the fifth. A list deeper than that written by hand keeps its depth: level 5 shows all of it.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ def parse(body: str) -> tuple[list[str], list[Node]]:
         indent = _indent_width(m.group("indent"))
         while stack and stack[-1][0] >= indent:
             stack.pop()
-        depth = min(MAX_LEVEL, 2 + len(stack))
+        depth = 2 + len(stack)  # deeper than MAX_LEVEL only by hand: kept, shown at level 5
         node = Node(m.group("text").strip(), depth, n, n + 1)
         (stack[-1][1].children if stack else roots).append(node)
         stack.append((indent, node))
@@ -106,10 +108,15 @@ def from_tabs(text: str) -> str:
         return text
     out: list[str] = []
     seen_item = False
-    for line in lines:
+    for number, line in enumerate(lines, 1):
         tabs = len(line) - len(line.lstrip("\t"))
+        if tabs > MAX_LEVEL - 1 and line.strip():
+            raise BadInput(
+                f"line {number} ({line.strip()[:60]!r}): {tabs} tabs is level {tabs + 1}; entries go down to "
+                f"level {MAX_LEVEL} ({MAX_LEVEL - 1} tabs): indent it less"
+            )
         if tabs and line.strip():
-            depth = min(tabs, MAX_LEVEL - 1)
+            depth = tabs
             if not seen_item and out and out[-1].strip():
                 out.append("")
             out.append("  " * (depth - 1) + "- " + line.strip())
@@ -132,7 +139,8 @@ def find(roots: list[Node], path: str) -> Node:
 
 def render(body: str, level: int) -> str:
     """The body down to `level` (1 = only the level-1 text), each item with its path, and
-    `[+N →]` after an item whose N descendants were cut."""
+    `[+N →]` after an item whose N descendants were cut. Level 5, the deepest, shows everything
+    (a list written deeper by hand too)."""
     if not 1 <= level <= MAX_LEVEL:
         raise BadInput(f"level {level}: give a level from 1 to {MAX_LEVEL}")
     head, roots = parse(body)
@@ -143,9 +151,9 @@ def render(body: str, level: int) -> str:
 
     def walk(nodes: list[Node]) -> None:
         for n in nodes:
-            if n.depth > level:
+            if n.depth > level and level < MAX_LEVEL:
                 continue
-            cut = count(n) if n.depth == level else 0
+            cut = count(n) if n.depth == level < MAX_LEVEL else 0
             out.append("  " * (n.depth - 2) + f"- {n.text}  ({n.path})" + (f" [+{cut} →]" if cut else ""))
             walk(n.children)
 
@@ -159,16 +167,17 @@ def render(body: str, level: int) -> str:
 def append(body: str, under: str | None, text: str) -> str:
     """`body` with `text` added as children of the node at `under` (None: new top-level entries);
     the lines before and after are kept byte for byte. `text` may hold several lines, tab-indented
-    lines being deeper levels."""
+    lines being deeper levels. The new entries follow the node's last line, not the blank lines
+    after it, so a tight list stays tight and the final newline stays final."""
     lines = body.split("\n")
     head, roots = parse(body)
     if under:
         node = find(roots, under)
-        at, depth = node.end, node.depth + 1
+        at, depth = _before_blanks(lines, node.start, node.end), node.depth + 1
         line = lines[node.start]
         indent = line[: len(line) - len(line.lstrip(" \t"))] + "  "
     else:
-        at = max([r.end for r in roots], default=len(lines))
+        at = _before_blanks(lines, roots[-1].start, roots[-1].end) if roots else len(lines)
         depth, indent = 2, ""
         if not roots:
             while at > 0 and lines[at - 1] == "":
@@ -183,12 +192,22 @@ def append(body: str, under: str | None, text: str) -> str:
             continue
         tabs = len(line) - len(line.lstrip("\t"))
         if depth + tabs > MAX_LEVEL:
-            raise BadInput(f"the content goes deeper than level {MAX_LEVEL}; indent it less")
+            raise BadInput(
+                f"{line.strip()[:60]!r} would be level {depth + tabs}; entries go down to level {MAX_LEVEL}: "
+                "indent it less"
+            )
         new.append(indent + "  " * tabs + "- " + line.strip())
     if not new:
         raise BadInput("the content is empty; give the entries to add")
     lines[at:at] = new
     return "\n".join(lines)
+
+
+def _before_blanks(lines: list[str], start: int, end: int) -> int:
+    """Where a subtree's lines `start:end` end once the blank lines it closes with are left out."""
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1
+    return end
 
 
 def focus(body: str, terms: set[str]) -> str | None:
