@@ -21,6 +21,20 @@ def test_a_named_value_is_a_fact_and_a_version_is_not_cut_at_its_dot():
     assert values("Ana uses Neovim 0.11 with LazyVim.") == [("Ana", "uses", "Neovim 0.11")]
 
 
+def test_a_value_with_dots_in_a_host_name_or_version_stays_whole():
+    assert values("Staging uses a single Hetzner CX41 box at staging.harbor.internal.") == [
+        ("Staging", "uses", "single Hetzner CX41 box at staging.harbor.internal")
+    ]
+    assert values("The API runs on Node.js 22.") == [("API", "uses", "Node.js 22")]
+    assert values("My stack is Node.js and Vue.js.") == [("user", "stack", "Node.js and Vue.js")]
+    assert values("Billing switched from yarn to pnpm 9.1.2. Done.") == [("Billing", "uses", "pnpm 9.1.2")]
+
+
+def test_what_a_change_replaces_keeps_its_dots_too():
+    [fact] = extract("The frontend now uses Vite 6 instead of webpack.js.", "user")
+    assert (fact.value, fact.replaces) == ("Vite 6", "webpack.js")
+
+
 def test_the_value_of_an_outdated_memory_is_never_current(vault):
     old = vault.save("Staging runs PostgreSQL 15.", topic="work", date="2024-01-01")
     vault.save(

@@ -44,8 +44,17 @@ _STOP = (
     r"but|because|since|so|with|after|before|until|now|for|in|instead|rather|"
     r"pero|porque|desde|con|ahora|para|en|en\s+vez"
 )
-_VALUE = rf"(?P<value>(?:[^.,;:!?\n()]|\.(?=\d)){{2,60}}?)(?=\s+(?:and|y|{_STOP})\b|[.,;:!?\n()](?!(?<=\.)\d)|$)"
-_LIST = rf"(?P<value>[^.;:!?\n()]{{2,80}}?)(?=\s+(?:{_STOP})\b|[.;:!?\n()]|$)"  # "Django and Vue" is one stack
+# A dot with a letter or digit right after it is inside a name, a host or a version (Node.js,
+# staging.harbor.internal, 3.12.1), not the end of a sentence: the value goes on through it.
+_INNER_DOT = r"\.(?=\w)"
+_END = r"(?!(?<=\.)\w)"  # ... so such a dot does not end the value either
+_VALUE = (
+    rf"(?P<value>(?:[^.,;:!?\n()]|{_INNER_DOT}){{2,60}}?)"
+    rf"(?=\s+(?:and|y|{_STOP})\b|[.,;:!?\n()]{_END}|$)"
+)
+_LIST = (  # "Django and Vue" is one stack
+    rf"(?P<value>(?:[^.;:!?\n()]|{_INNER_DOT}){{2,80}}?)(?=\s+(?:{_STOP})\b|[.;:!?\n()]{_END}|$)"
+)
 _SUBJECT = r"(?P<subject>\b[A-Z][\w.+#-]*(?:\s+[\w.+#-]+){0,2}?)"
 
 PATTERNS: list[tuple[str, re.Pattern]] = [
@@ -68,7 +77,7 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         "uses",
         re.compile(
             _SUBJECT + r"\s+(?:has\s+|have\s+)?(?P<now>(?:now\s+)?(?:switched|migrated|changed))\s+"
-            r"(?:from\s+(?P<old>[^.,;:!?\n()]{2,40}?)\s+)?to\s+" + _VALUE
+            r"(?:from\s+(?P<old>(?:[^.,;:!?\n()]|" + _INNER_DOT + r"){2,40}?)\s+)?to\s+" + _VALUE
         ),
     ),
     ("location", re.compile(_SUBJECT + r"\s+(?:has\s+)?moved\s+to\s+" + _VALUE)),
@@ -96,9 +105,13 @@ _FRAGMENT = re.compile(
 _PRONOUN = {"she", "he", "it", "they", "this", "that", "there", "ella", "él", "ellos", "esto", "eso"}
 # "instead of pnpm", "rather than npm", "en vez de npm": the value a change replaces, named
 _INSTEAD = re.compile(
-    r"\s*,?\s*(?:instead\s+of|rather\s+than|en\s+vez\s+de)\s+(?P<old>[^.,;:!?\n()]{2,40}?)(?=\s+(?:and|y|"
+    r"\s*,?\s*(?:instead\s+of|rather\s+than|en\s+vez\s+de)\s+(?P<old>(?:[^.,;:!?\n()]|"
+    + _INNER_DOT
+    + r"){2,40}?)(?=\s+(?:and|y|"
     + _STOP
-    + r")\b|[.,;:!?\n()]|$)",
+    + r")\b|[.,;:!?\n()]"
+    + _END
+    + r"|$)",
     re.I,
 )
 _LEAD = re.compile(r"^(?:then|now|so|and|but|also|today|yesterday|ahora|luego|entonces|hoy|ayer|y)\s+", re.I)
