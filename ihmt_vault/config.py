@@ -68,6 +68,7 @@ class Config:
     refresh_interval: float = 1.0  # seconds between scans for files changed outside the tool
     default_source: str = "ihmt"  # `source` and `Agent` when the caller names none
     rankers: tuple = ()  # optional rankers fused into search (plugins; e.g. "semantic")
+    embedder: str = "wordllama"  # the model of the vector index search and placement use ("" : words alone)
     search_beam: int = 3  # folders kept per level of the search's descent
     search_not_found_coverage: float = 0.2  # below this share of the question the best memory is NOT FOUND
     search_tie: float = 0.8  # memories within this score ratio of the best may be AMBIGUOUS

@@ -206,6 +206,7 @@ class GardenReport:
     moved: list[Moved] = field(default_factory=list)
     commit: str | None = None
     dry_run: bool = False
+    queued: list[str] = field(default_factory=list)  # folders waiting for a split (the dry run says)
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -357,6 +357,15 @@ class Topics(_Noun):
         """Describe a topic: kept above its summary's generated part and shown first. One commit."""
         return garden.describe(self.e, folder, text, source)
 
+    def tend(self, source: str | None = None) -> GardenReport | None:
+        """One slice of the gardener's queue (a crowded folder split), one `move` commit; None when
+        nothing is queued. What long-lived processes call when idle."""
+        return garden.tend(self.e, source)
+
+    def queued(self) -> builtins.list[str]:
+        """The folders waiting for the gardener, most crowded first."""
+        return garden.queued(self.e)
+
     def garden(self, dry_run: bool = False, source: str | None = None) -> GardenReport:
         """Tidy the tree: file the inbox, split crowded folders, re-file, rename; one `move` commit."""
         return garden.garden(self.e, dry_run, source)

@@ -100,3 +100,11 @@ def page(out: Path, md_path: str) -> Path:
 def article(file: Path) -> str:
     text = file.read_text(encoding="utf-8")
     return text[text.index("<article") : text.index("</article>")]
+
+
+def save_tended(v, text, **fields):
+    """A save as agents make it, then what a long-lived process (`ihmt mcp`, `ihmt watch`) does in
+    the quiet that follows: one slice of the gardener's queue (`Vault.topics.tend`)."""
+    m = v.memories.save(text, **fields)
+    v.topics.tend()
+    return m

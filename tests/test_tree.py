@@ -1,6 +1,7 @@
 """A tree a person would keep: titles, file names, placement, the gardener, summaries, corrections."""
 
 import pytest
+from conftest import save_tended
 
 from ihmt_vault.errors import SecretRefused
 from ihmt_vault.storage.notes import slugify, title_from_body
@@ -78,7 +79,7 @@ def test_a_crowded_inbox_is_filed_into_topics_named_by_a_phrase_their_memories_s
         "tox runs the unit tests in many environments.",
         "Sphinx builds the documentation.",
     ]
-    ms = [v.save(t) for t in texts]
+    ms = [save_tended(v, t) for t in texts]
     assert [v.get(m.id).folder for m in ms] == ["web-framework"] * 3 + ["unit-tests"] * 3 + ["inbox"]
     v.close()
 
@@ -111,7 +112,7 @@ def test_garden_dry_run_lists_moves_and_changes_nothing_then_garden_makes_one_mo
     assert len(commits(v.root)) == 8
     done = v.garden()
     assert sorted(m.id for m in done.moved) == sorted(m.id for m in plan.moved)
-    assert commits(v.root)[0] == "move: garden 6 memories"
+    assert commits(v.root)[0] == "move: split inbox into subtopics"  # one slice: the crowded inbox
     assert "inbox/ → unit-tests/  pytest runs the unit tests." in git(v.root, "log", "-1", "--format=%b")
     v.close()
 
@@ -264,7 +265,7 @@ def test_the_folders_a_split_makes_are_recorded_in_garden_json_committed_with_th
 
     v = _vault(tmp_path, 6)
     for t in _FRAMEWORKS_AND_TESTS:
-        v.save(t)
+        save_tended(v, t)
     assert (
         v.root / ".ihmt/garden.json"
     ).read_text() == '{\n "made": {\n  "unit-tests": "inbox",\n  "web-framework": "inbox"\n }\n}\n'
@@ -274,7 +275,7 @@ def test_the_folders_a_split_makes_are_recorded_in_garden_json_committed_with_th
 
 def test_garden_merges_a_folder_it_made_left_with_two_memories_back_into_the_folder_it_came_from(tmp_path):
     v = _vault(tmp_path, 6)
-    ms = [v.save(t) for t in _FRAMEWORKS_AND_TESTS]
+    ms = [save_tended(v, t) for t in _FRAMEWORKS_AND_TESTS]
     v.archive(ms[0].id)
     done = v.garden()
     assert sorted((m.before, m.after) for m in done.moved) == [("web-framework", "inbox")] * 2
@@ -388,7 +389,7 @@ _FOUR_FRAMEWORKS_AND_TESTS = [
 
 def test_garden_refiles_a_memory_whose_text_now_fits_another_folder_it_made(tmp_path):
     v = _vault(tmp_path, 6)
-    ms = [v.save(t) for t in _FOUR_FRAMEWORKS_AND_TESTS]
+    ms = [save_tended(v, t) for t in _FOUR_FRAMEWORKS_AND_TESTS]
     file = v.root / v.get(ms[1].id).path
     file.write_text(file.read_text().replace("Flask is a micro web framework.", "Flask's unit tests run with pytest."))
     done = v.garden()
@@ -409,7 +410,7 @@ def test_garden_never_refiles_a_memory_saved_with_a_topic(tmp_path):
 
 def test_garden_never_refiles_a_memory_moved_by_hand(tmp_path):
     v = _vault(tmp_path, 6)
-    ms = [v.save(t) for t in _FOUR_FRAMEWORKS_AND_TESTS + ["nose runs the unit tests."]]
+    ms = [save_tended(v, t) for t in _FOUR_FRAMEWORKS_AND_TESTS + ["nose runs the unit tests."]]
     rel = v.get(ms[4].id).path
     (v.root / rel).rename(v.root / "web-framework" / rel.rpartition("/")[2])
     v.garden()
@@ -654,8 +655,9 @@ def test_the_commit_of_a_split_lists_the_memories_renamed_around_it(tmp_path):
     )
     (v.root / ".ihmt/garden.json").write_text(json.dumps({"made": {"docs": "inbox", "web": "inbox"}}))
     v.reconcile()
-    v.save("Pyramid is a web framework.", topic="web")
-    body = git(v.root, "log", "-1", "--format=%B")
+    save_tended(v, "Pyramid is a web framework.", topic="web")
+    v.topics.garden()  # the slice split web/; the whole-tree pass renames docs/
+    body = git(v.root, "log", "-2", "--format=%B")
     assert sorted({m["path"].rpartition("/")[0] for m in v.memories()}) == [
         "unit-tests",
         "web/framework",
@@ -668,7 +670,7 @@ def test_the_commit_of_a_split_lists_the_memories_renamed_around_it(tmp_path):
 def test_what_the_inbox_holds_beyond_two_branch_factors_goes_where_placement_has_any_evidence(tmp_path):
     v = _vault(tmp_path, 3)
     for t in ["Redis caches the sessions.", "Memcached caches the pages.", "Varnish caches the assets."]:
-        v.save(t, topic="cache")
+        save_tended(v, t, topic="cache")
     texts = [
         "Grafana charts the metrics.",
         "The sessions expire after an hour.",
@@ -678,7 +680,7 @@ def test_what_the_inbox_holds_beyond_two_branch_factors_goes_where_placement_has
         "Nomad schedules the jobs.",
         "Consul finds the services.",
     ]
-    ms = [v.save(t) for t in texts]
+    ms = [save_tended(v, t) for t in texts]
     assert [v.get(m.id).folder for m in ms] == ["inbox", "cache", "inbox", "inbox", "inbox", "inbox", "inbox"]
     v.close()
 
@@ -714,7 +716,9 @@ def test_a_folder_the_inbox_overflow_fills_past_the_branch_factor_is_split(tmp_p
         "Nomad schedules the jobs.",
         "Consul finds the services.",
     ]
-    ms = [v.save(t) for t in texts]
+    ms = [save_tended(v, t) for t in texts]
+    while v.topics.tend():  # the folders those moves filled are queued: later slices split them
+        pass
     assert v.get(ms[0].id).folder == "cache/pages"
     assert sorted({m["path"].rpartition("/")[0] for m in v.memories()}) == ["cache/pages", "cache/sessions", "inbox"]
     v.close()
@@ -776,7 +780,8 @@ def test_a_split_refiles_a_memory_anywhere_in_the_tree_that_another_folder_fits_
         json.dumps({"made": {"data": "inbox", "ops": "inbox", "ops/monitoring": "ops"}})
     )
     v.reconcile()
-    v.save("Dynamo stores the orders.", topic="data")
+    save_tended(v, "Dynamo stores the orders.", topic="data")
+    v.topics.garden()  # a slice re-files around its split; the whole-tree pass, anywhere
     # the split of data/ (orders/ made) re-files what it now fits better from the whole tree, not
     # only from the folders around it
     assert sorted(m["path"] for m in v.memories()) == [

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from conftest import commits, git
+from conftest import commits, git, save_tended
 
 from ihmt_vault import Vault
 from ihmt_vault.storage.gitlog import parse_trailers
@@ -162,7 +162,7 @@ def test_crowded_folder_is_split_into_subtopics_by_shared_keywords_keeping_ids(t
         "Redis persistence off",
         "Nginx gzip on",
     ]
-    ms = [v.save(t, topic="infra") for t in texts]
+    ms = [save_tended(v, t, topic="infra") for t in texts]
     by_id = {m.id: v.get(m.id).path for m in ms}
     assert by_id[ms[0].id] == "infra/postgres/postgres-vacuum-settings.md"
     assert by_id[ms[3].id] == "infra/redis/redis-eviction-policy-allkeys-lru.md"
@@ -180,7 +180,7 @@ def test_history_follows_a_memory_through_a_split_move(tmp_path):
     (root / ".ihmt/config.toml").write_text("[vault]\nbranch_factor = 4\n")
     v = Vault.open(root)
     ms = [
-        v.save(t, topic="infra")
+        save_tended(v, t, topic="infra")
         for t in ["Postgres vacuum", "Postgres lag", "Postgres upgrade", "Redis lru", "Nginx gzip"]
     ]
     assert v.get(ms[0].id).folder == "infra/postgres"

@@ -97,8 +97,25 @@ class Engine:
                     same_subject=c.search_same_subject,
                     context=c.search_context,
                 ),
+                embedder=self.embedder(),
             )
         return self._index
+
+    def embedder(self):
+        """The vector index's model the settings name (`embedder`), from the plugins; None when the
+        setting is empty or the model cannot load — then search goes by words alone, and says so once."""
+        name = self.config.embedder
+        if not name:
+            return None
+        from ..plugins import manager as plugins
+
+        found = plugins.embedders_by_name()
+        model = found.get(name)
+        why = "no such embedder" if model is None else (model.problem() if hasattr(model, "problem") else None)
+        if why:
+            warnings.warn(f"ihmt: the {name} model is off ({why}); searching by words alone", stacklevel=2)
+            return None
+        return model
 
     @property
     def recalls(self) -> Recalls:
@@ -123,6 +140,17 @@ class Engine:
                 continue
             out.append(ranker)
         return out
+
+    def embedder_status(self) -> str:
+        """The vector index's model: "active", "off: why", or "none" (the setting is empty)."""
+        name = self.config.embedder
+        if not name:
+            return "none"
+        from ..plugins import manager as plugins
+
+        model = plugins.embedders_by_name().get(name)
+        why = "no such embedder" if model is None else (model.problem() if hasattr(model, "problem") else None)
+        return f"off: {why}" if why else "active"
 
     def ranker_status(self) -> dict[str, str]:
         """Each ranker the settings name: "active", or "off: why"."""

@@ -1256,7 +1256,7 @@ def describe(v, as_json, folder, text, source):
 @click.option("--dry-run", is_flag=True, help="Say what would move; change nothing.")
 @click.option("--source", help="Who is gardening (the commit's Agent).")
 def garden(v, as_json, dry_run, source):
-    """File the inbox into topics that now fit and split crowded folders into named subtopics (one move commit)."""
+    """Tidy the tree now: split every queued crowded folder (a move commit each), then file the inbox and re-file."""
     r = v.topics.garden(dry_run=dry_run, source=source)
 
     def human():
@@ -1265,6 +1265,8 @@ def garden(v, as_json, dry_run, source):
                 f"{'would move' if dry_run else 'moved'} {m.id} {m.before or '.'}/ → {m.after}/  {m.title}",
                 markup=False,
             )
+        if dry_run and r.queued:
+            out.print(f"queued for the gardener: {', '.join(f + '/' for f in r.queued)}", markup=False)
         if not r.moved:
             out.print("nothing to move: the inbox holds nothing a topic fits and no folder is crowded", markup=False)
 

@@ -44,7 +44,8 @@ READ_TOKENS = 2000  # read_memory's ceiling for folder summaries (a memory is sh
 MEMORY_CHARS = 24000  # a memory longer than this is cut, with a pointer to its file
 FALLBACK_AGENT = "mcp"
 IDLE_COMPACT = 30.0  # seconds without a memory tool call after which the server merges the search index
-IDLE_TICK = 5.0  # how often the idle timer looks
+IDLE_GARDEN = 1.0  # seconds without a tool call after which the gardener may do a slice of its queue
+IDLE_TICK = 1.0  # how often the idle timer looks
 
 INSTRUCTIONS = (
     "Long-term memory shared by every agent session: a git repository of Markdown memories. "
@@ -110,6 +111,7 @@ class _Serialized:
         self.clock = clock
         self.last_call = clock()
         self.compacted = True  # nothing changed since the last merge (or since the start)
+        self.garden_due = False  # a call since the gardener last found its queue empty
 
     def _call(self, fn: Callable[[], str]) -> str | CallToolResult:
         try:
@@ -117,7 +119,7 @@ class _Serialized:
                 try:
                     return fn()
                 finally:
-                    self.last_call, self.compacted = self.clock(), False
+                    self.last_call, self.compacted, self.garden_due = self.clock(), False, True
         except VaultError as e:
             return _error(e)
 
@@ -130,6 +132,7 @@ class Tools(_Serialized):
         super().__init__(clock)
         self._open = vault if callable(vault) else (lambda: vault)
         self._vault: Vault | None = None
+        self._gardener: Vault | None = None
         self._opening = threading.Lock()
 
     @property
@@ -159,6 +162,25 @@ class Tools(_Serialized):
             return self.v.maintenance.compact_index()
         finally:
             self._lock.release()
+
+    def idle_garden(self, quiet: float = IDLE_GARDEN) -> bool:
+        """What the idle timer calls too: once `quiet` seconds passed since a tool call, one slice of
+        the gardener's queue (`Vault.topics.tend`), on a vault object of its own — the tools' lock is
+        not held, so a call that comes meanwhile runs at once (a save waits at most for the slice's
+        commit, on the vault's lock). True when a slice ran."""
+        if not self.garden_due or self._vault is None or self.clock() - self.last_call < quiet:
+            return False
+        try:
+            if self._gardener is None:
+                from ..vault import Vault
+
+                self._gardener = Vault.open(self._vault.root)
+            report = self._gardener.topics.tend(source="gardener")
+        except VaultError:
+            return False
+        if report is None:
+            self.garden_due = False
+        return report is not None
 
     # -- reading ----------------------------------------------------------------------------------
     @tool("memory", READ)
@@ -609,11 +631,13 @@ def build_server(
 def idle_timer(
     memory: Tools, stop: threading.Event, idle: float = IDLE_COMPACT, tick: float = IDLE_TICK
 ) -> threading.Thread:
-    """A daemon thread calling `memory.idle_compact(idle)` every `tick` seconds until `stop` is set."""
+    """A daemon thread calling `memory.idle_compact(idle)`, else `memory.idle_garden()`, every `tick`
+    seconds until `stop` is set."""
 
     def loop() -> None:
         while not stop.wait(tick):
-            memory.idle_compact(idle)
+            if not memory.idle_compact(idle):
+                memory.idle_garden()
 
     thread = threading.Thread(target=loop, name="ihmt-idle-compact", daemon=True)
     thread.start()

@@ -68,6 +68,7 @@ class Watcher(FileSystemEventHandler):
         self.pending: set[str] = set()
         self.first = self.last = 0.0
         self.compacted = True  # the index was merged since the last change (or nothing changed yet)
+        self.tended_at = ""  # HEAD when the gardener last found nothing queued
         self.own: dict[str, int] = {}  # path -> mtime_ns of what our last reconcile wrote
         self.cond = threading.Condition()
         self.observer = Observer()
@@ -140,6 +141,22 @@ class Watcher(FileSystemEventHandler):
                 pass
         return report
 
+    def _tend(self) -> None:
+        """A quiet moment: one slice of the gardener's queue, if a save or an edit queued some
+        (a folder grown past the branch factor); looked at again only once the vault changed."""
+        head = self.v.repo.head_fast()
+        if head == self.tended_at:
+            return
+        try:
+            report = self.v.topics.tend(source="watch")
+        except VaultError as e:
+            self.log(f"{time.strftime('%H:%M:%S')} gardener: {e}")
+            return
+        if report is None:
+            self.tended_at = head  # nothing queued as of this commit
+        if report is not None and report.moved:
+            self.log(f"{time.strftime('%H:%M:%S')} gardener: moved {len(report.moved)} memories")
+
     def start(self) -> None:
         self.observer.schedule(self, str(self.v.root), recursive=False, event_filter=EVENTS)
         for child in sorted(self.v.root.iterdir()):
@@ -164,6 +181,8 @@ class Watcher(FileSystemEventHandler):
                         compact = False
                 if compact:
                     self.v.maintenance.compact_index()  # quiet for a while: one index segment, the fastest search
+                elif not self.pending:
+                    self._tend()
                 with self.cond:
                     if not self.pending:
                         continue

@@ -93,6 +93,16 @@ def examine(e: Engine) -> list[Problem]:
         e.gate.roles()
     except BrokenFile as err:  # every write is refused until it is fixed: say so first
         problems.append(Problem("roles", err.path, str(err), repairable=False))
+    model = e.embedder_status()
+    if model.startswith("off"):  # the vector index's model cannot load: search goes by words alone
+        problems.append(
+            Problem(
+                "model",
+                ".ihmt/config.toml",
+                f"the {e.config.embedder} model is {model}; searching by words alone",
+                repairable=False,
+            )
+        )
     for name, state in e.ranker_status().items():  # an optional ranker that is off: search is lexical
         if state != "active":
             problems.append(

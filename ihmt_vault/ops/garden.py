@@ -8,13 +8,24 @@ no longer hold its name (named on its first few memories, it drifted as placemen
 or two memories and no subfolder back into the folder it was split from. A folder a person made is
 never merged nor renamed, nor one someone described renamed, and a memory a person placed (saved
 with a topic, or moved by hand: `transaction.placed_by_gardener`) is never re-filed. Ids are kept;
-one `move` commit whose body lists what moved. `--dry-run` says what the first pass would move
-(promotions to the top aside) and changes nothing.
+one `move` commit whose body lists what moved. `--dry-run` says what is queued and what the first
+pass would move (promotions to the top aside), and changes nothing.
+
+Off the save path: a save never splits nor re-files. A folder that outgrows the branch factor is
+*queued* — the queue is the catalog's folder sizes and, in `QUEUE_FILE` (a cache), the size at
+which each folder's split was last tried: a folder whose memories share nothing to split by is
+tried again only after it grew by half a branch factor. `tend` does one slice of that work, the
+most crowded folder first, as one `move` commit of bounded size (the folder, its siblings and the
+folders around it); the long-lived processes (`ihmt mcp`, `ihmt watch`) call it when idle, and
+`ihmt garden` runs slices until nothing is queued, then the whole-tree pass above.
 """
 
 from __future__ import annotations
 
-from ..engine.core import Engine
+import json
+
+from .. import files
+from ..engine.core import CACHE, Engine
 from ..errors import BadInput, NotFound, SecretRefused
 from ..results import GardenReport, Moved
 from ..storage import tree
@@ -22,6 +33,57 @@ from ..storage.sensitive import find_secret
 from .gardener import Gardener, made_folders, rename_plan, rows_in, topic_folders
 
 LEFT = 2  # a folder the gardener made holding this many memories or fewer goes back where it came from
+QUEUE_FILE = f"{CACHE}/garden-queue.json"  # {folder: its size when a split was last tried}
+
+
+def queued(e: Engine) -> list[str]:
+    """The folders due a split, most crowded first: over the branch factor, and never tried or
+    grown by half a branch factor since the last try."""
+    bf, tried = e.config.branch_factor, _tried(e)
+    due = []
+    for folder, n in e.catalog.folder_sizes().items():
+        if not folder or folder.split("/")[0] == tree.ARCHIVE or tree.depth(folder) >= e.config.max_depth:
+            continue
+        if n > bf and n >= tried.get(folder, 0) + max(1, bf // 2):
+            due.append((-n, folder))
+    return [folder for _n, folder in sorted(due)]
+
+
+def tend(e: Engine, source: str | None = None) -> GardenReport | None:
+    """One slice of the gardener's queue: the most crowded folder split (and what that re-files
+    around it), one `move` commit. None when nothing is queued."""
+    e.refresh()
+    due = queued(e)
+    if not due:
+        return None
+    folder = due[0]
+    size = len(e.layout.memory_names(folder))
+    with e.transaction("move", f"move: split {folder} into subtopics", [("Memory-Op", "move")], source) as tx:
+        moved = Gardener(tx, e).split_crowded({folder})
+        moves = moved_by(tx, e.catalog)
+        if moves and not moved.get(folder):
+            tx.subject = f"move: tidy around {folder}"
+        tx.body = "\n".join(f"{m.id} {m.before}/ → {m.after}/  {m.title}" for m in moves)
+        tx.trailers += [("Memory-Id", m.id) for m in moves]
+    _record_tried(e, folder, size)
+    return GardenReport(moves, commit=tx.commit if moves else None)
+
+
+def _tried(e: Engine) -> dict[str, int]:
+    try:
+        data = json.loads(e.layout.abs(QUEUE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): int(v) for k, v in data.items() if isinstance(v, int)} if isinstance(data, dict) else {}
+
+
+def _record_tried(e: Engine, folder: str, size: int) -> None:
+    tried = _tried(e)
+    tried[folder] = size
+    try:
+        files.atomic_write(e.layout.abs(QUEUE_FILE), json.dumps(tried, sort_keys=True))
+    except OSError:  # a cache: without it a split is only tried again sooner
+        pass
 
 
 def merge_plan(e: Engine) -> tuple[list[tuple[str, str]], dict[str, str]]:
@@ -71,8 +133,20 @@ def vault_theme(e: Engine) -> set[str]:
 
 
 def garden(e: Engine, dry_run: bool = False, source: str | None = None) -> GardenReport:
+    """Everything queued, slice by slice, then the whole-tree pass: one `move` commit a slice and one for the pass."""
+    if not dry_run:
+        slices = []
+        for _n in range(SLICES):
+            report = tend(e, source)
+            if report is None:
+                break
+            slices.append(report)
+        whole = _whole_tree(e, source)
+        return GardenReport(
+            [m for r in [*slices, whole] for m in r.moved],
+            commit=whole.commit or next((r.commit for r in reversed(slices) if r.commit), None),
+        )
     e.refresh()
-    before = {r.id: (r.path, r.title) for r in e.catalog.all() if r.status != "archived"}
     if dry_run:
         moves = [
             Moved(m.id, m.title, tree.folder_of(rel), folder) for rel, folder in refile_plan(e) for m in [e.read(rel)]
@@ -100,7 +174,17 @@ def garden(e: Engine, dry_run: bool = False, source: str | None = None) -> Garde
         moves += [
             Moved(m.id, m.title, tree.folder_of(rel), origin) for rel, origin in merge_plan(e)[0] for m in [e.read(rel)]
         ]
-        return GardenReport(moves, dry_run=True)
+        return GardenReport(moves, dry_run=True, queued=queued(e))
+
+
+SLICES = 200  # `ihmt garden` stops after this many slices (a folder whose split keeps failing is not retried)
+
+
+def _whole_tree(e: Engine, source: str | None) -> GardenReport:
+    """The inbox filed where a topic now fits, re-filing and renames over the whole tree, oversized
+    top folders handed up, folders left nearly empty merged back: one `move` commit."""
+    e.refresh()
+    live = e.catalog.count("WHERE status != 'archived'")
     with e.transaction("move", "move: garden", [("Memory-Op", "move")], source) as tx:
         g = Gardener(tx, e)
         touched = set()
@@ -108,37 +192,36 @@ def garden(e: Engine, dry_run: bool = False, source: str | None = None) -> Garde
             tx.refile(rel, folder)
             touched.add(folder)
         g.split_crowded(
-            set(crowded(e)) | {f for f in touched if len(e.layout.memory_names(f)) > e.config.branch_factor}
+            set(crowded(e)) | {f for f in touched if len(e.layout.memory_names(f)) > e.config.branch_factor},
+            whole_tree=True,
         )
         g.refile_misplaced(topic_folders(e), set(made_folders(e)))
-        g.promote_oversized({f.split("/")[0] for f in made_folders(e)}, len(before))
+        g.promote_oversized({f.split("/")[0] for f in made_folders(e)}, live)
         g.rename_misnamed(topic_folders(e), vault_theme(e))
         merges, keep = merge_plan(e)
         for rel, origin in merges:
             tx.refile(rel, origin)
         if keep != made_folders(e):
             g.record_made(keep)
-        moves = moved_by(tx, before)
+        moves = moved_by(tx, e.catalog)
         tx.subject = f"move: garden {len(moves)} {'memory' if len(moves) == 1 else 'memories'}"
         tx.body = "\n".join(f"{m.id} {m.before}/ → {m.after}/  {m.title}" for m in moves)
         tx.trailers += [("Memory-Id", m.id) for m in moves]
     return GardenReport(moves, commit=tx.commit if moves else None)
 
 
-def moved_by(tx, before: dict) -> list[Moved]:
-    """What a transaction moved, from the memories' paths before it ({id: (path, title)})."""
-    by_path = {path: i for i, (path, _t) in before.items()}
-    now = {}
+def moved_by(tx, catalog) -> list[Moved]:
+    """What a transaction moved (before it finishes: the catalog still has the memories where they
+    were), one line per memory from its first folder to its last."""
+    first: dict[str, str] = {}  # a path now → the path it had before this transaction
     for src, dest in tx.moved:
-        i = by_path.pop(src, None)
-        if i is not None:
-            by_path[dest] = i
-            now[i] = dest
-    return [
-        Moved(i, before[i][1], tree.folder_of(before[i][0]), tree.folder_of(p))
-        for i, p in sorted(now.items(), key=lambda kv: kv[1])
-        if tree.folder_of(p) != tree.folder_of(before[i][0])
-    ]
+        first[dest] = first.pop(src, src)
+    out = []
+    for now, was in sorted(first.items()):
+        row = catalog.by_path(was)
+        if row is not None and tree.folder_of(now) != tree.folder_of(was):
+            out.append(Moved(row.id, row.title, tree.folder_of(was), tree.folder_of(now)))
+    return out
 
 
 def describe(e: Engine, folder: str, text: str, source: str | None = None) -> str:

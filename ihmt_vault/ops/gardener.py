@@ -35,9 +35,13 @@ class Gardener:
     def refile(self, rel: str, folder: str) -> tuple[str, str]:
         return self.tx.refile(rel, folder)
 
-    def split_crowded(self, folders: set[str]) -> dict[str, list[str]]:
+    def split_crowded(self, folders: AbstractSet[str], whole_tree: bool = False) -> dict[str, list[str]]:
         """Split every crowded folder among `folders` into subtopics; returns {folder: moved ids}.
-        What the splits re-file around them can crowd another folder: that one is split too, once."""
+
+        Bounded by what it splits: re-filing compares the split folders with their siblings and
+        the folders around them, and a folder those moves crowd is left for a later slice (the
+        queue, ops/garden.py). With `whole_tree` (`ihmt garden`), re-filing looks at every folder
+        the gardener made, and a folder the moves crowded is split too, once."""
         moved: dict[str, list[str]] = {}
         cfg = self.e.config
         vault_theme: set[str] = set()
@@ -54,11 +58,12 @@ class Gardener:
         if split:
             # early splits are made on few memories, and placement filed others on the few words it
             # knew then: what any folder the gardener made holds that another now fits better goes there
-            refiled += self.refile_misplaced(topic_folders(self.e), set(made_folders(self.e)))
             near = set()
             for folder in split:
                 parent = tree.folder_of(folder)
                 near |= {folder, *self._subfolders(folder), *self._subfolders(parent)}
+            compared = topic_folders(self.e) if whole_tree else near - {tree.INBOX}
+            refiled += self.refile_misplaced(compared, set(made_folders(self.e)) & compared)
             tops = {f.split("/")[0] for f in split | set(made)} - {tree.INBOX}
             refiled += self.promote_oversized(tops, live)
             refiled += self.rename_misnamed(near, vault_theme)
@@ -67,6 +72,8 @@ class Gardener:
         # a folder these moves filled past the branch factor would otherwise grow unsplit: saves
         # try a split only in the folder they save into
         filled = {tree.folder_of(dest) for _rel, (dest, _id) in refiled} - split - {tree.INBOX}
+        if not whole_tree:
+            return moved  # a folder these moves crowded is queued: a later slice splits it
         self._split_each(
             sorted(f for f in filled if len(self.e.layout.memory_names(f)) > cfg.branch_factor), vault_theme, moved
         )

@@ -22,7 +22,6 @@ from ..storage.draft import Draft, Item, check_facts, draft
 from ..storage.layout import MAX_ATTACHMENT
 from ..storage.notes import Memory
 from ..storage.sensitive import find_secret
-from . import garden
 from .gardener import Gardener
 
 
@@ -98,7 +97,6 @@ def save(
                 else ": no topic fits yet; the gardener files it, or save again with a topic."
             )
         )
-    split_if_crowded(e, {memory.folder}, d.source)
     saved = e.get(memory.id)
     saved.notices = notices + [f"Marked outdated: {o.title} ({o.id})." for o in old]
     if saved.folder != memory.folder:
@@ -248,7 +246,7 @@ def save_items(
         )
         tx.trailers += [("Memory-Op", "import"), ("Memory-Count", str(len(created)))]
         tx.trailers += [("Memory-Id", m.id) for m in created]
-        Gardener(tx, e).split_crowded({m.folder for m in created})
+        Gardener(tx, e).split_crowded({m.folder for m in created})  # the batch, clustered once
     path_of = {m.id: m.path for m, _ in tx.known.values()}
     made = {n: (m if path_of.get(m.id) == m.path else e.get(m.id)) for (n, _), m in zip(todo, created)}
     out = []
@@ -366,29 +364,6 @@ def append(e: Engine, id_or_path: str, content: str, under: str | None = None, s
     return e.get(m.id)
 
 
-def split_if_crowded(e: Engine, folders: set[str], agent: str) -> None:
-    """After a save: split a folder that outgrew the branch factor. A folder whose memories share
-    no keyword stays crowded, so a split is tried when it passes the branch factor and then every
-    half branch factor more, not at every save (each try reads the whole folder)."""
-    bf = e.config.branch_factor
-
-    def due(folder: str) -> bool:
-        n = len(e.layout.memory_names(folder))
-        return n > bf and (n - bf - 1) % max(1, bf // 2) == 0
-
-    crowded = [f for f in folders if f and due(f)]
-    if not crowded:
-        return
-    # a split also re-files and renames in the folders around it: the body lists every memory that moved
-    before = {r.id: (r.path, r.title) for r in e.catalog.all()}
-    with e.transaction("move", "move: split crowded topics", [("Memory-Op", "move")], agent) as tx:
-        moved = Gardener(tx, e).split_crowded(set(crowded))
-        tx.body = "\n".join(f"{m.id} {m.before}/ → {m.after}/  {m.title}" for m in garden.moved_by(tx, before))
-        if moved:
-            tx.subject = f"move: split {', '.join(sorted(moved)) or 'root'} into subtopics"
-            tx.trailers += [("Memory-Id", i) for i in moved[next(iter(moved))]] if len(moved) == 1 else []
-
-
 def near_duplicates(e: Engine, d: Draft) -> list[str]:
     """Live memories with the same title and almost the same words: said, the agent decides."""
     words = set(tree.tokens(d.text))
@@ -466,23 +441,28 @@ def _superseded_notice(id_: str, title: str, when: str) -> str:
     return f"{_MAY_BE_SUPERSEDED}{id_} {title} ({when}); if this corrects it, call mark_outdated({id_}, <new id>)."
 
 
+SUPERSEDED_LOOKUP = 40  # newest live memories sharing a new memory's first word that are compared with it
+
+
 def maybe_superseded(e: Engine, d: Draft, outdating: set[str]) -> list[str]:
-    """Older live memories about the same subject as a new one (its first words the same and most
-    of its words shared), that no fact pattern settled: told, so the agent calls mark_outdated."""
+    """Older live memories about the same subject as a new one (its first word the same and most
+    of its words shared), that no fact pattern settled: told, so the agent calls mark_outdated.
+    A targeted lookup, the same cost at any size: the newest memories whose keywords hold that
+    first word (`catalog.holding`), not a search."""
     words = set(tree.tokens(d.text))
     if len(words) < 2:
         return []
     day = d.date or clock.today().isoformat()
     head = tree.tokens(d.text)[:1]
     out = []
-    result = e.search(d.text, k=5, budget_tokens=e.config.search_tokens)
-    for h in result.hits:
-        if h.status != "active" or h.id in outdating or (h.date or "") > day:
+    for r in e.catalog.holding(head[0], SUPERSEDED_LOOKUP):
+        if r.status != "active" or r.id in outdating or (r.date or "") > day:
             continue
-        other = tree.tokens(h.body or h.snippet or h.title)
-        shared = len(words & set(other)) / len(words | set(other)) if other else 0
-        if other[:1] == head and shared >= 0.3:
-            out.append(_superseded_notice(h.id, h.title, h.date or "undated"))
+        for m in e.iter_memories([r.path]):
+            other = tree.tokens(m.body or m.title)
+            shared = len(words & set(other)) / len(words | set(other)) if other else 0
+            if other[:1] == head and shared >= 0.3:
+                out.append(_superseded_notice(m.id, m.title, m.date or "undated"))
     return out[:3]
 
 

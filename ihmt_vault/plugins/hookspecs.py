@@ -15,6 +15,9 @@ Each hook receives a `register(name, thing)` callable; the built-ins (`importers
 - a chunker has `chunk(text: str, limit: int) -> list[Chunk]` (`chunkers.Chunk`): a document cut
   where it is cut, the chunks joining back into the text byte for byte; `limit` is the size in
   characters above which a block is kept whole and marked `oversized`;
+- an embedder has `name` (recorded with the vectors), `embed(texts) -> array` (one normalised
+  float32 row per text) and may have `problem() -> str | None` (why it cannot load): the vector
+  index's model (`search/vectors.py`), chosen by the `embedder` setting;
 - a ranker has `rank(query: str, candidates: list[RankItem]) -> list[int]`: the candidates'
   positions best first; the search fuses its order with the lexical one (reciprocal-rank fusion).
 
@@ -60,6 +63,10 @@ class Specs:
     @hookspec
     def register_rankers(self, register):
         """Call register(name, ranker) for each ranker this plugin brings."""
+
+    @hookspec
+    def register_embedders(self, register):
+        """Call register(name, embedder) for each embedding model this plugin brings."""
 
     @hookspec
     def after_commit(self, engine, change):

@@ -48,6 +48,10 @@ def chunkers_by_name() -> dict:
     return _collect(manager().hook.register_chunkers)
 
 
+def embedders_by_name() -> dict:
+    return _collect(manager().hook.register_embedders)
+
+
 def rankers_by_name() -> dict:
     return _collect(manager().hook.register_rankers)
 

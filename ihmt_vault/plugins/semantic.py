@@ -1,16 +1,16 @@
-"""The optional model: a sentence-embedding ranker fused into search (`rankers = ["semantic"]`).
+"""The built-in model: WordLlama's static embeddings, as the vector index's embedder (on by
+default, `embedder = "wordllama"`) and as an optional re-ranker (`rankers = ["semantic"]`).
 
-`pip install 'ihmt-vault[semantic]'` installs WordLlama, whose wheel ships its weights (the 256-
-dimension `l2_supercat` token embeddings, 16 MB) and its tokenizer: nothing is downloaded, ever.
-The model is loaded from the package's own files, not through `WordLlama.load()` (which looks for
-its tokenizer in a folder the wheel does not have and then tries the network).
+WordLlama is a dependency, and its wheel ships its weights (the 256-dimension `l2_supercat` token
+embeddings, 16 MB) and its tokenizer: nothing is downloaded, ever. The model is loaded from the
+package's own files, not through `WordLlama.load()` (which looks for its tokenizer in a folder the
+wheel does not have and then tries the network). Embedding one memory is well under a millisecond
+once the model is loaded (about 0.1 s, once per process).
 
-A memory's embedding is computed once and cached by the digest of its text in
-`.ihmt/cache/embeddings.sqlite` (a cache: deleted with the rest, recomputed when needed). The ranker
-orders the lexical candidates by cosine similarity to the question; search fuses that order with
-the lexical one by reciprocal-rank fusion (`search/rankers.py`), so the model can lift a paraphrase
-but never drop what the words found. Missing or broken, it is left out with one warning and search
-stays lexical; `ihmt doctor` says whether it is active.
+The embedder gives the vector index (`search/vectors.py`) its vectors; the ranker, an older and
+optional part, re-orders the lexical candidates near the best, its embeddings cached by content
+in `.ihmt/cache/embeddings.sqlite`. Missing or broken, either is left out with one warning and
+search stays lexical; `ihmt doctor` says so.
 """
 
 from __future__ import annotations
@@ -109,6 +109,26 @@ class SemanticRanker:
         return sorted(range(len(candidates)), key=lambda i: -float(scores[i]))
 
 
+class WordLlamaEmbedder:
+    """The vector index's built-in model: WordLlama's static embeddings (256 dimensions), from its
+    wheel. It does not read Chinese or Japanese (`search/vectors.reads`)."""
+
+    name = MODEL
+
+    def problem(self) -> str | None:
+        return problem()
+
+    def embed(self, texts):
+        import numpy as np
+
+        return np.asarray(_model().embed(list(texts), norm=True), dtype=np.float32)
+
+
 @hookimpl
 def register_rankers(register):
     register("semantic", SemanticRanker())
+
+
+@hookimpl
+def register_embedders(register):
+    register("wordllama", WordLlamaEmbedder())

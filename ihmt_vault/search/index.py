@@ -23,39 +23,54 @@ from whoosh.query import And, ConstantScoreQuery, Term
 from whoosh.writing import CLEAR
 
 from .. import clock, files
-from . import context, decision, scoring
+from . import context, decision, meaning, scoring
 from .candidates import bounded, gather
-from .documents import SCHEMA_VERSION, fields_of, make_schema
+from .documents import SCHEMA_VERSION, Doc, fields_of, make_schema
 from .matching import summary_query, weighting
 from .query import ParsedQuery, parse
 from .rankers import Ranker, RankItem, fuse
 from .result import AMBIGUOUS, NOT_FOUND, SearchResult, estimate_tokens
 from .settings import SearchSettings
+from .vectors import Embedder, VectorIndex
 
 STATE_FILE = "ihmt-state.json"
-SMALL_SEGMENTS = 2  # small segments (beside the largest) before they are merged into one
-OPTIMIZE_SHARE = 0.10  # small segments holding this share of the largest one's documents: merge all
+SMALL_SEGMENTS = 12  # small segments (beside the largest) a commit leaves at most
+TIER = 3  # small segments of one size tier (documents, in powers of 4) before that tier is merged
 ARCHIVE_MARGIN = 0.15  # how much more of the question an archived answer must hold to replace a live one
 
 
 def segment_policy(writer, segments):
-    """Whoosh's merge policy for our commits: a query costs a pass per segment, so many small
-    segments (one per single save) are what slowed search after many saves. The largest segment
-    is kept while the others are few; `SMALL_SEGMENTS` of them are merged into the commit's new
-    segment, and once they hold `OPTIMIZE_SHARE` of the largest's documents everything is merged.
+    """Whoosh's merge policy for our commits, which never merges the largest segment: merging it
+    is what cost a save hundreds of milliseconds at 5,000 memories. A query costs a pass per
+    segment, so the small ones (one per single save) are merged in tiers: `TIER` segments of about
+    the same size become one of the next size (log-structured, each document merged O(log n)
+    times), and beyond `SMALL_SEGMENTS` all the small ones become one. `SearchIndex.optimize`, which
+    long-lived processes call when idle, merges everything into one segment.
     Returns the segments kept as they are (the merged ones are added to the writer)."""
+    import math
+
     from whoosh.reading import SegmentReader
 
-    if len(segments) <= SMALL_SEGMENTS:
+    if len(segments) <= 1:
         return list(segments)
     big = max(segments, key=lambda x: x.doc_count_all())
     small = [x for x in segments if x is not big]
-    merged = small if sum(x.doc_count_all() for x in small) < OPTIMIZE_SHARE * big.doc_count_all() else segments
+    tiers: dict[int, list] = {}
+    for seg in small:
+        tiers.setdefault(int(math.log(max(1, seg.doc_count_all()), 4)), []).append(seg)
+    merged = [seg for tier in tiers.values() if len(tier) > TIER for seg in tier]
+    if len(small) - len(merged) > SMALL_SEGMENTS:
+        merged = small
     for seg in merged:
         reader = SegmentReader(writer.storage, writer.schema, seg)
         writer.add_reader(reader)
         reader.close()
     return [x for x in segments if all(x is not m for m in merged)]
+
+
+def _token(state: dict) -> str:
+    """The state an index commit recorded, as the vectors record which one they reflect."""
+    return json.dumps({k: v for k, v in state.items() if k not in ("_schema", "files", "sums")}, sort_keys=True)
 
 
 def summary_hash(fields: dict) -> str:
@@ -96,9 +111,12 @@ class SearchIndex:
         today: Callable[[], dt.date] | dt.date | None = None,
         rankers: Sequence[Ranker] = (),
         settings: SearchSettings | None = None,
+        embedder: Embedder | None = None,
     ):
         self.cache_dir = Path(cache_dir)
         self.rankers = list(rankers)  # optional rankers fused with the lexical order
+        # the meaning's candidates, beside the words' (None: search by words alone)
+        self.vectors = VectorIndex(self.cache_dir / "vectors", embedder) if embedder is not None else None
         self.settings = settings or SearchSettings()
         self.dir = self.cache_dir / "index"
         self._today = today
@@ -191,6 +209,8 @@ class SearchIndex:
     def close(self) -> None:
         with self._lock:
             self._drop()
+            if self.vectors is not None:
+                self.vectors.close()
 
     def __enter__(self):
         return self
@@ -230,6 +250,9 @@ class SearchIndex:
         with self._lock:
             self.invalidate()
             shutil.rmtree(self.dir, ignore_errors=True)
+            if self.vectors is not None:
+                self.vectors.close()
+                shutil.rmtree(self.vectors.folder, ignore_errors=True)
 
     def _write_state(self, state: dict) -> None:
         data = dict(state or {})
@@ -259,8 +282,11 @@ class SearchIndex:
             n = 0
             w = ix.writer(timeout=10, delay=0.05, limitmb=128)
             sums = {}
+            kept: list = []  # the documents, for the vectors once the words' index is committed
             try:
                 for doc in docs:
+                    if self.vectors is not None:
+                        kept.append(doc)
                     f = fields_of(doc)
                     if doc.kind == "summary":
                         sums[doc.key] = summary_hash(f)
@@ -272,6 +298,8 @@ class SearchIndex:
             w.commit(mergetype=CLEAR, optimize=True)
             self._write_state({**state, "sums": sums})
             ix.close()
+            if self.vectors is not None:
+                self.vectors.rebuild(kept, _token(state))
             return n
 
     def apply(self, upserts: list, deletes: list[str], state: dict) -> int:
@@ -280,8 +308,9 @@ class SearchIndex:
         A folder summary whose searchable text is what the index already holds (a count changed,
         say) is not rewritten. Returns the number of documents written."""
         with self._lock:
+            prior = _token(self.state() or {})
             known = dict((self._read_state_file() or {}).get("sums") or {})
-            todo = []
+            todo, changed = [], []
             for doc in upserts or []:
                 f = fields_of(doc)
                 if doc.kind == "summary":
@@ -290,10 +319,12 @@ class SearchIndex:
                         continue
                     known[doc.key] = h
                 todo.append(f)
+                changed.append(doc)
             for key in deletes or []:
                 known.pop(key, None)
             if not todo and not deletes:
                 self._write_state({**state, "sums": known})
+                self._apply_vectors(prior, [], [], state)
                 return 0
             ix = self._open_ix()
             try:
@@ -312,7 +343,20 @@ class SearchIndex:
                 raise
             w.commit(mergetype=segment_policy)
             self._write_state({**state, "sums": known})
+            self._apply_vectors(prior, changed, deletes, state)
             return len(todo)
+
+    def _apply_vectors(self, prior: str, upserts: list, deletes: list[str], state: dict) -> None:
+        """The vectors follow the words' index, when they reflected its state before this change;
+        behind (a crash between the two, an older model), or failing, they are rebuilt from the
+        index by the next search (`_fresh_vectors`) — never an operation that fails."""
+        if self.vectors is None:
+            return
+        try:
+            if self.vectors.generation() == prior:
+                self.vectors.apply(upserts, deletes or [], _token(state))
+        except Exception:  # a cache: the next search rebuilds it from the index
+            pass
 
     def segments(self) -> int:
         """How many segments the index has (a query makes one pass per segment)."""
@@ -429,14 +473,21 @@ class SearchIndex:
         st = self.settings
         gathered = gather(s, pq, cq, level, under, scopes, st.beam)
         res.node_reads, res.message = gathered.reads, gathered.message
-        if not gathered.candidates:
+        near = self._near(s, pq.text, scopes, under)
+        if not gathered.candidates and not near:
             return res
-        items = context.with_context(s, scoring.score(s, gathered, cq, as_of), st.context, scopes, as_of)
-        items = scoring.with_corrections(s, items, k, scopes, as_of)
-        items = scoring.newer_first(items, pq, same=st.same_subject)
-        # what was found is decided on the words: a ranker orders every candidate, it cannot say
-        # that none answers (deciding on its order made many more answers "not found")
-        verdict = decision.decide(s, pq, items[: max(k, 10)], st.not_found_coverage, st.tie)
+        items: list[scoring.Scored] = []
+        verdict = decision.Decision(NOT_FOUND, gathered.message or "No memory contains the question's words.")
+        if gathered.candidates:
+            items = context.with_context(s, scoring.score(s, gathered, cq, as_of), st.context, scopes, as_of)
+            items = scoring.with_corrections(s, items, k, scopes, as_of)
+            items = scoring.newer_first(items, pq, same=st.same_subject)
+            # what was found is decided on the words first; the meaning revises it (meaning.py)
+            verdict = decision.decide(s, pq, items[: max(k, 10)], st.not_found_coverage, st.tie)
+        if near:
+            items, verdict = meaning.fuse(s, items, near, verdict, as_of, level)
+            items = scoring.with_corrections(s, items, k, scopes, as_of)
+            items = scoring.newer_first(items, pq, same=st.same_subject)
         items = fuse(pq.text, items, self.rankers, _rank_item, lambda x: x.score)
         res.status, res.message, res.coverage = verdict.status, verdict.message, verdict.coverage
         res.margin = verdict.margin
@@ -445,6 +496,41 @@ class SearchIndex:
             res.candidates = [scoring.make_hit(s, x, pq) for x in verdict.tied]
             decision.distinguish(res.candidates, pq)
         return res
+
+    def _near(self, s, text: str, scopes: tuple[str, ...], under: str) -> list[tuple[str, float, float]]:
+        """The vector index's nearest memories (none without a model, or for a text it does not read)."""
+        if self.vectors is None:
+            return []
+        try:
+            self._fresh_vectors(s)
+            return self.vectors.nearest(text, meaning.POOL, scopes, under)
+        except Exception:  # the model is an optional part: a search goes on by words alone
+            return []
+
+    def _fresh_vectors(self, s) -> None:
+        """The vectors rebuilt from the index's stored texts when they reflect another state of it
+        (a crash between the two writes, another model, a cache deleted)."""
+        assert self.vectors is not None
+        token = _token(self.state() or {})
+        if self.vectors.generation() == token:
+            return
+        docs = []
+        for fields in s.all_stored_fields():
+            data = fields.get("data") or {}
+            kind = fields.get("kind") or data.get("kind") or "memory"
+            docs.append(
+                Doc(
+                    key=fields["key"],
+                    kind=kind,
+                    path=data.get("path") or "",
+                    folder=data.get("folder") or "",
+                    depth=0,
+                    title=data.get("title") or "",
+                    body=data.get("body") or "",
+                    status=data.get("status") or "active",
+                )
+            )
+        self.vectors.rebuild(docs, token)
 
 
 def _rank_item(x: scoring.Scored) -> RankItem:

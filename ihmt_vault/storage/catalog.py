@@ -293,6 +293,17 @@ class Catalog:
     def count(self, where: str = "", args: tuple = ()) -> int:
         return self.db.execute(f"SELECT count(*) FROM memories {where}", args).fetchone()[0]
 
+    def holding(self, word: str, limit: int) -> list[Row]:
+        """The newest live memories whose keywords hold `word` (at most `limit`)."""
+        pattern = f"%{json.dumps(word, ensure_ascii=False)}%"  # as `upsert` writes the keywords: a JSON list
+        return self._rows(
+            "WHERE status != 'archived' AND keywords LIKE ?", (pattern,), f"{self._NEWEST} LIMIT {int(limit)}"
+        )
+
+    def folder_sizes(self) -> dict[str, int]:
+        """How many memories each folder holds directly."""
+        return dict(self.db.execute("SELECT folder, count(*) FROM memories GROUP BY folder").fetchall())
+
     def counts_by_folder(self, status: str) -> dict[str, int]:
         return dict(
             self.db.execute("SELECT folder, count(*) FROM memories WHERE status = ? GROUP BY folder", (status,))
