@@ -3,7 +3,9 @@
 Memories live in git in plain text and travel to every clone and remote, so a save (and the
 pre-commit hook) refuses text that looks like a credential. The decision is:
 
-* A secret is a value that grants access: a provider's key or token, a private key, a password
+* A secret is a value that grants access: a provider's key or token, a private key, a cloud's
+  credential file (a Google service-account key by its 40-hex `private_key_id`, Google OAuth
+  refresh tokens, Azure AD client secrets, an AWS secret access key in JSON or ini), a password
   in a URL or in an assignment, a password written in plain words ("the NAS password is X"), or a
   random-looking key on its own (a bare AWS secret access key). Its shape decides, not whether it
   is still valid.
@@ -25,7 +27,9 @@ secret costs a key rotation and a history rewrite on every remote.
 
 Detection is Yelp's detect-secrets (its provider plugins, its keyword detector, its entropy
 measure and its letter-bigram model); our own patterns cover only what it lacks (listed in
-`_OWN_PATTERNS` and `_PLAIN_WORDS`). The plugins are built once, lazily, on first use.
+`_OWN_PATTERNS` and `_PLAIN_WORDS`), among them the provider shapes of gitleaks' public rule set
+(config/gitleaks.toml) that detect-secrets does not know, each anchored on its provider's prefix.
+The plugins are built once, lazily, on first use.
 """
 
 from __future__ import annotations
@@ -352,7 +356,7 @@ _OWN_PATTERNS = tuple(
         ("a Slack app token", r"\bxapp-\d+-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+", ("xapp-",), 0),
         ("a Slack token", r"\bxox[a-z](?:\.xox[a-z])?-[A-Za-z0-9-]{10,}", ("xox",), 0),
         ("a Stripe webhook secret", r"\bwhsec_[A-Za-z0-9+/]{24,}", ("whsec_",), 24),
-        ("a Stripe key", r"\b(?:sk|rk)_(?:live|test)_[0-9a-zA-Z]{16,}", ("k_live_", "k_test_"), 20),
+        ("a Stripe key", r"\b(?:sk|rk)_(?:live|test|prod)_[0-9a-zA-Z]{16,}", ("k_live_", "k_test_", "k_prod_"), 20),
         # Fine-grained GitHub tokens; classic ones of another length than detect-secrets' 36.
         (
             "a GitHub token",
@@ -376,6 +380,73 @@ _OWN_PATTERNS = tuple(
             ("sharedaccesskey=", "accountkey="),
             30,
         ),
+        # The clouds' credential files. A Google service-account key file names its key by a 40-hex
+        # private_key_id (the PEM may be cut off or left out: the file is still the credential);
+        # the word alone, in prose, is not. Google's OAuth refresh and access tokens; Azure AD
+        # client secrets (`abc8Q~...`); an AWS secret access key assigned in JSON, ini or YAML.
+        (
+            "a Google Cloud service-account key",
+            r"(?i)\bprivate_key_id[\"']?\s*[:=]\s*[\"']?[0-9a-f]{40}(?![0-9a-z])",
+            ("private_key_id",),
+            40,
+        ),
+        ("a Google OAuth refresh token", r"(?<![\w/])1//0[A-Za-z0-9_-]{40,}", ("1//0",), 40),
+        ("a Google OAuth access token", r"\bya29\.[A-Za-z0-9_-]{30,}", ("ya29.",), 30),
+        ("an Azure AD client secret", r"(?<![\w~.])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![\w~.-])", ("q~",), 0),
+        (
+            "an AWS secret access key",
+            r"(?i)secret_?access_?key[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])",
+            ("secret_access_key", "secretaccesskey"),
+            20,
+        ),
+        # Provider shapes from gitleaks' rule set (config/gitleaks.toml) that detect-secrets lacks:
+        # each anchored on its provider's own prefix, so ordinary text never matches.
+        ("an age secret key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", ("age-secret-key-1",), 0),
+        ("a Sentry token", r"\bsntryu_[a-f0-9]{64}|\bsntrys_eyJpYXQiO[A-Za-z0-9+/=_]{40,}", ("sntry",), 40),
+        ("a Mailgun API key", r"\b(?:pub)?key-[a-f0-9]{32}\b", ("mailgun",), 0),
+        ("a RubyGems API token", r"\brubygems_[a-f0-9]{48}\b", ("rubygems_",), 48),
+        ("a Shippo API token", r"\bshippo_(?:live|test)_[a-fA-F0-9]{40}\b", ("shippo_",), 40),
+        ("a Pulumi access token", r"\bpul-[a-f0-9]{40}\b", ("pul-",), 40),
+        ("a Dynatrace API token", r"\bdt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}", ("dt0c01.",), 64),
+        ("a Sourcegraph token", r"\bsgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}\b", ("sgp_",), 40),
+        ("a Perplexity API key", r"\bpplx-[A-Za-z0-9]{48}\b", ("pplx-",), 48),
+        ("a Linear API key", r"\blin_api_[A-Za-z0-9]{40}\b", ("lin_api_",), 40),
+        ("a Doppler token", r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}", ("dp.",), 40),
+        ("a Heroku API key", r"\bHRKU-AA[0-9a-zA-Z_-]{58}", ("hrku-aa",), 58),
+        ("a HashiCorp Vault token", r"\bhv[sb]\.[\w-]{90,}", ("hvs.", "hvb."), 90),
+        ("a Terraform Cloud token", r"\b[a-zA-Z0-9]{14}\.atlasv1\.[a-zA-Z0-9_=-]{60,70}", ("atlasv1",), 60),
+        ("a Postman API key", r"\bPMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}\b", ("pmak-",), 34),
+        (
+            "a Grafana token",
+            r"\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b|\bglc_[A-Za-z0-9+/]{32,}={0,3}|\beyJrIjoi[A-Za-z0-9]{70,}",
+            ("glsa_", "glc_", "eyjrijoi"),
+            32,
+        ),
+        ("a Notion API token", r"\bntn_[0-9]{11}[A-Za-z0-9]{35}\b", ("ntn_",), 40),
+        (
+            "a 1Password secret",
+            r"\bops_eyJ[A-Za-z0-9+/]{250,}|\bA3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})(?:-[A-Z0-9]{5}){3}\b",
+            ("ops_eyj", "a3-"),
+            0,
+        ),
+        ("an Atlassian API token", r"\bATATT3[A-Za-z0-9_=-]{186}", ("atatt3",), 186),
+        ("a Brevo (Sendinblue) API key", r"\bxkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}\b", ("xkeysib-",), 64),
+        ("a Fly.io token", r"\bfo1_[\w-]{43}|\bfm[12][ar]?_[A-Za-z0-9+/]{100,}", ("fo1_", "fm1", "fm2_"), 43),
+        ("a PlanetScale token", r"\bpscale_(?:tkn|oauth|pw)_[\w=.-]{32,64}", ("pscale_",), 32),
+        ("a Prefect API token", r"\bpnu_[A-Za-z0-9]{36}\b", ("pnu_",), 36),
+        ("an Alibaba Cloud access key", r"\bLTAI[A-Za-z0-9]{20}\b", ("ltai",), 24),
+        ("a Square access token", r"\bsq0atp-[\w-]{22,60}", ("sq0atp-",), 22),
+        ("an EasyPost API key", r"\bEZ[AT]K[A-Za-z0-9]{54}\b", ("ezak", "eztk"), 54),
+        ("an OpenShift token", r"\bsha256~[\w-]{43}(?![\w-])", ("sha256~",), 43),
+        ("a Hugging Face token", r"\bapi_org_[A-Za-z]{34}\b", ("api_org_",), 34),
+        ("an Adobe client secret", r"\bp8e-[A-Za-z0-9]{32}\b", ("p8e-",), 32),
+        ("a MaxMind license key", r"\b[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk\b", ("_mmk",), 29),
+        ("a Readme API token", r"\brdme_[a-z0-9]{70}\b", ("rdme_",), 70),
+        ("a Clojars token", r"(?i)\bCLOJARS_[a-z0-9]{60}\b", ("clojars_",), 60),
+        ("an Infracost token", r"\bico-[A-Za-z0-9]{32}\b", ("ico-",), 32),
+        ("a Frame.io token", r"\bfio-u-[\w=-]{64}", ("fio-u-",), 64),
+        ("a Duffel token", r"\bduffel_(?:test|live)_[\w=-]{43}", ("duffel_",), 43),
+        ("a Scalingo token", r"\btk-us-[\w-]{48}", ("tk-us-",), 48),
     )
 )
 # Azure SAS: sig= alone is common; with the SAS version or expiry beside it, it is a token.
