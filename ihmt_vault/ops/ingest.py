@@ -17,8 +17,11 @@ Invariants:
 - A person's edit is never overwritten: each chunk's memory records the digest of the text ingest
   wrote (`ingested`); when the file no longer holds that text, ingest leaves it alone and says so.
 - Bad input changes nothing: a path that does not exist is a `BadInput` before anything is read;
-  a binary, too big or unreadable file, or a chunk holding a secret, is skipped and reported with
-  its reason, never its text.
+  a binary, too big or unreadable file is skipped and reported with its reason, never its text.
+  A chunk holding a secret keeps what is clean: only the paragraphs holding it stay out, each
+  reported by its lines (the whole chunk when nothing but headings would be left).
+- Nothing is left out silently: what a folder's walk does not read (hidden files such as `.env`,
+  hidden, dependency and build folders, virtual environments, vaults) is listed with its reason.
 """
 
 from __future__ import annotations
@@ -30,13 +33,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..engine.core import Engine, Progress
-from ..errors import BadInput
+from ..errors import BadInput, SecretRefused
 from ..plugins import manager as plugins
 from ..plugins.chunkers import LIMIT, Chunk, entry_date
 from ..plugins.source_code import language_of
 from ..results import IngestReport
 from ..storage import notes, sources, tree
 from ..storage.draft import Draft
+from ..storage.sensitive import find_secret
 from .saving import make_draft
 
 KINDS = ("code", "markdown", "narrative", "journal", "process")
@@ -93,6 +97,7 @@ def ingest(
         if path.is_dir():
             roots.append(path.name + "/")
             found += [(f, f.relative_to(path.parent).as_posix()) for f in sources.walk(path)]
+            report.skipped += _left_out(path)
         else:
             found.append((path, f"{path.parent.name}/{path.name}" if path.parent.name else path.name))
     e.refresh()
@@ -142,21 +147,8 @@ def _ingest_one(
         chunk_id = _chunk_id(src.name, f"{key}#{counts[key]}")
         report.chunks += 1
         report.oversized += c.oversized
-        try:
-            d = make_draft(
-                e,
-                "",
-                id=chunk_id,
-                topic=folder,
-                type=TYPE_OF[src.kind],
-                text=_body(c, src),
-                title=_title(c, src),
-                date=c.date or None,
-                source=src.name,
-                extra=_front_matter(c, src),
-            )
-        except BadInput as err:
-            report.skipped.append((f"{_printable(src.name)}:{c.first_line}-{c.last_line}", str(err)))
+        d = _clean_draft(e, c, src, chunk_id, folder, report)
+        if d is None:
             continue
         row = old.pop(chunk_id, None)
         if row is None:
@@ -174,6 +166,123 @@ def _ingest_one(
         if row.status != "archived":
             tx.remove(row.path)
             report.removed.append(row.id)
+
+
+def _draft(e: Engine, c: Chunk, src: Source, chunk_id: str, folder: str) -> Draft:
+    return make_draft(
+        e,
+        "",
+        id=chunk_id,
+        topic=folder,
+        type=TYPE_OF[src.kind],
+        text=_body(c, src),
+        title=_title(c, src),
+        date=c.date or None,
+        source=src.name,
+        extra=_front_matter(c, src),
+    )
+
+
+def _without_secrets(c: Chunk, src: Source) -> tuple[Chunk | None, list[tuple[int, int, str]]]:
+    """The chunk without its paragraphs (runs of lines between blank lines) that hold a secret,
+    and the lines and kind of each one left out; None when nothing worth keeping remains (only
+    headings) or no single paragraph holds the secret (it spans several: the chunk stays out)."""
+    blocks: list[tuple[int, list[str]]] = []  # (its first line, its lines)
+    for n, text in enumerate(c.text.splitlines(), c.first_line):
+        if not text.strip():
+            blocks.append((n + 1, []))
+        elif blocks and blocks[-1][1]:
+            blocks[-1][1].append(text)
+        else:
+            blocks.append((n, [text]))
+    kept: list[str] = []
+    dropped: list[tuple[int, int, str]] = []
+    for first, lines in blocks:
+        if not lines:
+            continue
+        kind = find_secret("\n".join(lines))
+        if kind:
+            dropped.append((first, first + len(lines) - 1, kind))
+        else:
+            kept.append("\n".join(lines))
+    substance = [b for b in kept if src.kind == "code" or any(not ln.lstrip().startswith("#") for ln in b.splitlines())]
+    if not dropped or not substance:
+        return None, dropped
+    return replace(c, text="\n\n".join(kept) + "\n"), dropped
+
+
+def _clean_draft(e: Engine, c: Chunk, src: Source, chunk_id: str, folder: str, report: IngestReport) -> Draft | None:
+    """The chunk's memory, or None when it is skipped (said in the report). A chunk holding a
+    secret keeps what is clean: only its paragraphs holding the secret stay out, each reported by
+    its lines (never its text); the whole chunk stays out when no clean paragraph is left."""
+    where = f"{_printable(src.name)}:{c.first_line}-{c.last_line}"
+    try:
+        return _draft(e, c, src, chunk_id, folder)
+    except SecretRefused as err:
+        clean, dropped = _without_secrets(c, src)
+        try:
+            d = _draft(e, clean, src, chunk_id, folder) if clean is not None else None
+        except BadInput:
+            d = None
+        if d is None:
+            report.skipped.append((where, str(err)))
+            return None
+    except BadInput as err:
+        report.skipped.append((where, str(err)))
+        return None
+    report.skipped += [
+        (
+            f"{_printable(src.name)}:{a}-{b}",
+            f"contains what looks like {kind}; this paragraph was left out and the rest of lines "
+            f"{c.first_line}-{c.last_line} came in: remove it from the file (keep a pointer such as 'in 1Password')",
+        )
+        for a, b, kind in dropped
+    ]
+    return d
+
+
+_LEFT_OUT_DIRS = {
+    "hidden": "a hidden folder: not ingested from a folder",
+    "skip": "dependencies or build output: not ingested from a folder",
+    "venv": "a virtual environment: not ingested from a folder",
+    "vault": "a vault: not ingested from a folder",
+}
+
+
+def _left_out(folder: Path) -> list[tuple[str, str]]:
+    """What `sources.walk` leaves out of a folder, each with its reason (a hidden folder or a
+    dependency folder once, not each file in it), so a skipped `.env` is said, never silent."""
+    out: list[tuple[str, str]] = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        here = Path(dirpath)
+        keep = []
+        for d in sorted(dirnames):
+            why = (
+                "hidden"
+                if d.startswith(".")
+                else "skip"
+                if d in sources.SKIP_DIRS
+                else "venv"
+                if (here / d / "pyvenv.cfg").exists()
+                else "vault"
+                if (here / d / ".ihmt").is_dir()
+                else None
+            )
+            if why:
+                out.append((_printable((here / d).relative_to(folder.parent).as_posix() + "/"), _LEFT_OUT_DIRS[why]))
+            else:
+                keep.append(d)
+        dirnames[:] = keep
+        for name in sorted(filenames):
+            if name.startswith(".") and (here / name).is_file():
+                out.append(
+                    (
+                        _printable((here / name).relative_to(folder.parent).as_posix()),
+                        "a hidden file: not ingested from a folder (dotfiles such as .env often hold keys); "
+                        "give its path to ingest it",
+                    )
+                )
+    return out
 
 
 INGEST_KEYS = ("kind", "lines", "language", "symbol", "facts", "header", "oversized", "ingested")
