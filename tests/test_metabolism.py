@@ -242,3 +242,32 @@ def test_the_brief_shows_the_most_recalled_memories(vault):
         vault.search("which port does the VPN use")
     brief = vault.brief()
     assert f"## work/ — 2 memories\n- 2× The VPN uses WireGuard on port 51820. ({vpn})\n" in brief
+
+
+def test_one_decay_run_is_one_commit_even_with_auto_decay_on(tmp_path):
+    with clock.frozen(T0):
+        v = Vault.init(tmp_path / "v")  # auto_decay = true: the run's own commit must not start another run
+        for text in ("The printer is on floor 2.", "Standups are at 9:30.", "The VPN uses WireGuard on port 51820."):
+            v.save(text, topic="work")
+        before = len(commits(v.root))
+    with clock.frozen(LATER):
+        report = v.decay()
+    assert len(report.archived) == 3
+    assert commits(v.root)[: len(commits(v.root)) - before] == ["decay: archived 3 memories"]
+    v.close()
+
+
+def test_what_a_run_leaves_unprotected_waits_for_the_next_run_not_a_second_commit(tmp_path):
+    with clock.frozen(T0):
+        v = Vault.init(tmp_path / "v")  # auto_decay = true
+        floor = v.save("Floor 2 hosts the printer room.", topic="office").id
+        v.save("Where to print: see [[Floor 2 hosts the printer room.]]", topic="office")
+    with clock.frozen(LATER):
+        report = v.decay()
+        assert [w.title for w in report.archived] == ["Where to print: see [[Floor 2 hosts the printer room.]]"]
+        assert commits(v.root)[0] == "decay: archived 1 memory"
+        assert commits(v.root)[1] == "save: Where to print: see [[Floor 2 hosts the printer room.]]"
+        assert v.get(floor).folder == "office"
+    with clock.frozen("2027-03-16T09:00:00"):
+        assert [w.id for w in v.decay().archived] == [floor]
+    v.close()

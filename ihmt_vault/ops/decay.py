@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from .. import clock, files
@@ -156,8 +157,22 @@ def plan(e: Engine, recalls: Recalls) -> DecayReport:
     return report
 
 
+_RUNNING: ContextVar[bool] = ContextVar("ihmt_decay_running", default=False)  # a run's own commit starts none
+
+
 def run(e: Engine, dry_run: bool = False, agent: str | None = None) -> DecayReport:
-    """Archive what sank, delete what expired: one commit, one line in the operations log."""
+    """Archive what sank, delete what expired: one commit, one line in the operations log. Its own
+    commit raises the `after_commit` event before the run is marked done: `_RUNNING` keeps that
+    event from starting a second run (which would archive, in a second commit, what this one's
+    archiving left unprotected: that waits for the next run)."""
+    token = _RUNNING.set(True)
+    try:
+        return _run(e, dry_run, agent)
+    finally:
+        _RUNNING.reset(token)
+
+
+def _run(e: Engine, dry_run: bool, agent: str | None) -> DecayReport:
     recalls = Recalls(e.root)
     report = plan(e, recalls) if recalls.epoch() is not None else DecayReport()  # the first run starts counting
     report.dry_run = dry_run
@@ -201,7 +216,7 @@ def _mark_run(e: Engine) -> None:
 def after_commit(engine: Engine, change: Committed) -> None:
     """Decay on its own after a write, once a day (`auto_decay`); a member whose role does not
     cover it leaves it to a maintainer."""
-    if engine.config.auto_decay and due(engine):
+    if engine.config.auto_decay and not _RUNNING.get() and due(engine):
         try:
             run(engine)
         except Refused:
