@@ -1,5 +1,8 @@
 """`doctor`: find what is inconsistent in a vault, and repair what can be repaired in one commit.
 
+Repair never blocks on one file: a file it cannot parse or rewrite is left where it is and
+reported (not repairable, with what to do), and everything else is repaired in the one commit.
+
 Findings, by kind:
 - interrupted   an operation a crash cut short (the journal is still there): completed
 - set-aside     a journal that could not be replayed, moved aside so the vault goes on: reported
@@ -10,6 +13,9 @@ Findings, by kind:
                 from the step it was at, with its proof (as `forget ID --purge` again does)
 - temp-file     a temporary file left by a killed write: deleted
 - broken        a file that cannot be read as a memory: reported, never rewritten (a person's text)
+- duplicate-key a front matter naming a key twice (`title:` twice): read as YAML 1.1 loaders read
+                it (the last one wins) so the memory stays searchable, but reported, never
+                rewritten nor committed by repair: which one is meant is the person's call
 - missing-keys  a hand-written memory without id/title/created: filled in, other keys untouched
 - duplicate-id  two files with one id: the later one gets a new id
 - outside-tree  a memory at the vault root or deeper than max_depth: moved into the tree
@@ -29,7 +35,10 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 from collections.abc import Set as AbstractSet
+
+import yaml
 
 from .. import files
 from ..engine.core import Engine
@@ -122,6 +131,10 @@ def examine(e: Engine) -> list[Problem]:
         except VaultError as err:
             problems.append(Problem("broken", rel, str(err), repairable=False))
             continue
+        twice = duplicate_keys(e, rel)
+        if twice:
+            problems.append(twice)
+            continue
         secret = refused(e, rel) if rel in pending else None
         if secret:  # a person's file with a secret: reported, never touched nor committed by repair
             problems.append(secret)
@@ -171,11 +184,46 @@ def examine(e: Engine) -> list[Problem]:
             actual = None
         if expected != actual:
             problems.append(Problem("stale-summary", rel, "summary is missing or out of date"))
-    held = {p.path for p in problems if p.kind in ("broken", "secret")}
+    held = {p.path for p in problems if p.kind in ("broken", "secret", "duplicate-key")}
     for rel in pending:
         if rel not in held:  # a file that cannot be read, or holds a secret, is never committed by repair
             problems.append(Problem("uncommitted", rel, "changed but not committed"))
     return problems
+
+
+_TOP_KEY = re.compile(r"^([^\s#'\"{}\[\]:-][^:\n]*?)[ \t]*:(?:[ \t]|$)", re.M)
+
+
+def duplicate_keys(e: Engine, rel: str) -> Problem | None:
+    """A front matter naming a key twice, as a finding naming the key and its lines (None: none)."""
+    try:
+        block, _body = notes.split_front_matter(files.read_exact(e.layout.abs(rel)))
+    except (OSError, UnicodeDecodeError):
+        return None
+    names = _TOP_KEY.findall(block or "")
+    if len(names) == len(set(names)):  # the cheap look first; YAML decides when a name repeats
+        return None
+    try:
+        node = yaml.compose(block, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return None
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    lines: dict[str, list[int]] = {}
+    for key, _value in node.value:
+        if isinstance(key, yaml.ScalarNode):
+            lines.setdefault(key.value, []).append(key.start_mark.line + 2)  # line 1 is the opening ---
+    twice = {k: at for k, at in lines.items() if len(at) > 1}
+    if not twice:
+        return None
+    key, at = next(iter(twice.items()))
+    return Problem(
+        "duplicate-key",
+        rel,
+        f"front matter names {key!r} {len(at)} times (lines {', '.join(map(str, at))}); the last one is "
+        f"read: delete the ones you do not mean, then run 'ihmt doctor --repair' (left as it is until then)",
+        repairable=False,
+    )
 
 
 def uncommitted(e: Engine) -> list[str]:
@@ -183,7 +231,21 @@ def uncommitted(e: Engine) -> list[str]:
     return [p for p in e.repo.dirty() if e.layout.is_memory_path(p) or p.endswith(tree.INDEX)]
 
 
-def fix(e: Engine, problems: list[Problem]) -> None:
+def fix(e: Engine, problems: list[Problem]) -> list[Problem]:
+    """Repair what `examine` found, in one commit; returns the findings it could not repair (a
+    file that turned out unparseable or unwritable), each reported as not repairable: it is left
+    where it is and out of the commit, and the rest is repaired all the same."""
+    failed: list[Problem] = []
+
+    def guarded(p: Problem, repair) -> None:
+        try:
+            repair()
+        except (BrokenFile, OSError) as err:
+            why = str(err) if isinstance(err, BrokenFile) else f"{p.path}: {err.strerror or err}"
+            failed.append(
+                Problem(p.kind, p.path, f"not repaired: {why} (left as it is; the rest was repaired)", repairable=False)
+            )
+
     kinds = {p.kind for p in problems}
     purges = {p.path for p in problems if p.kind == "purge" and p.repairable}
     for key, journal, _step in purge.interrupted_purges(e):  # first: it rewrites history
@@ -210,24 +272,15 @@ def fix(e: Engine, problems: list[Problem]) -> None:
                 tx.folders.add(tree.folder_of(p.path))
         for p in problems:
             if p.kind == "missing-keys" and (e.root / p.path).exists():
-                m = e.read(p.path)
-                fill = {
-                    "id": m.id or notes.new_id(),
-                    "title": m.title,
-                    "created": m.created or _first_commit_time(e, p.path) or notes.now_timestamp(),
-                }
-                tx.edit(m, {k: fill[k] for k in m.missing})
+                guarded(p, lambda p=p: _fill_keys(e, tx, p.path))
             elif p.kind == "duplicate-id":
-                tx.edit(e.read(p.path), {"id": notes.new_id()})
+                guarded(p, lambda p=p: tx.edit(e.read(p.path), {"id": notes.new_id()}))
         _link_corrections(e, tx, skip=_break_cycles(e, tx))
         for p in problems:
             if p.kind == "outside-tree" and (e.root / p.path).exists():
-                m = e.read(p.path)
-                if tree.depth(m.folder) == 0:
-                    dest = e.placer().place(tree.keywords(m.title, m.body, m.tags))
-                else:
-                    dest = "/".join(m.folder.split("/")[: e.config.max_depth])
-                tx.move(p.path, dest)
+                guarded(p, lambda p=p: _into_tree(e, tx, p.path))
+        for p in failed:  # a file repair could not handle stays out of the commit, as it is
+            tx.paths.discard(p.path)
         if kinds & {
             "stale-summary",
             "missing-keys",
@@ -238,6 +291,26 @@ def fix(e: Engine, problems: list[Problem]) -> None:
             "cycle",
         }:
             tx.folders.update(e.layout.all_folders())
+    return failed
+
+
+def _fill_keys(e: Engine, tx, rel: str) -> None:
+    m = e.read(rel)
+    fill = {
+        "id": m.id or notes.new_id(),
+        "title": m.title,
+        "created": m.created or _first_commit_time(e, rel) or notes.now_timestamp(),
+    }
+    tx.edit(m, {k: fill[k] for k in m.missing})
+
+
+def _into_tree(e: Engine, tx, rel: str) -> None:
+    m = e.read(rel)
+    if tree.depth(m.folder) == 0:
+        dest = e.placer().place(tree.keywords(m.title, m.body, m.tags))
+    else:
+        dest = "/".join(m.folder.split("/")[: e.config.max_depth])
+    tx.move(rel, dest)
 
 
 def supersession_cycles(by_id: dict) -> list[list[str]]:
@@ -318,5 +391,6 @@ def run(e: Engine, repair: bool = False) -> list[Problem]:
     """What is inconsistent (`examine`); with `repair`, fixed in one commit (`fix`)."""
     problems = examine(e)
     if repair and any(p.repairable for p in problems):
-        fix(e, problems)
+        failed = {(p.kind, p.path): p for p in fix(e, problems)}
+        problems = [failed.get((p.kind, p.path), p) for p in problems]
     return problems
