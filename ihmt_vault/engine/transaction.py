@@ -87,6 +87,7 @@ class Transaction:
         self._placer: tree.Placer | None = None
         self.known: dict[str, tuple[Memory, list[str]]] = {}  # files this operation wrote, parsed
         self.moved: list[tuple[str, str]] = []  # (from path, to path), in order
+        self.created: dict[str, tuple[dict, str]] = {}  # new files this operation wrote: (fields, body)
         self.closest: dict[str, list[str]] = {}  # a memory placed without a topic: the next best top folders
 
     def _record(self, rel: str, change: str = "write") -> None:
@@ -147,8 +148,16 @@ class Transaction:
             m = self.known[rel][0] if rel in self.known else self.e.read(rel)
         except VaultError:
             m = None
+        made = self.created.pop(rel, None)
         dest = self.move(rel, folder)
-        if m is not None and notes.placed_by_gardener(m):
+        if made is not None:  # written by this operation a moment ago: composed again, not parsed and rewritten
+            fields, body = made
+            fields = {**fields, notes.PLACED: folder} if notes.PLACED in fields else fields
+            self.write(dest, notes.compose(fields, body))
+            self.created[dest] = (fields, body)
+            if kws is not None:
+                self.known[dest] = (notes.parse(notes.compose(fields, body), dest), kws)
+        elif m is not None and notes.placed_by_gardener(m):
             self.rewrite(dest, lambda text: notes.update_front_matter(text, {notes.PLACED: folder}, path=dest))
             if kws is not None:  # still known: later splits in this operation read it without the disk
                 self.known[dest] = (notes.parse(files.read_exact(self.e.layout.abs(dest)), dest), kws)
@@ -218,6 +227,7 @@ class Transaction:
             if d.folder is None:  # placement chose the folder: the gardener may re-file it (`refile`)
                 fields[notes.PLACED] = folder
             text = notes.compose(fields, d.text)
+            self.created[rel] = (fields, d.text)
             self.write(rel, text)
             created.append(notes.parse(text, rel))
             self.known[rel] = (created[-1], kws)
