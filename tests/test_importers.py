@@ -526,3 +526,41 @@ def test_agent_md_recognises_each_agents_files_and_claude_codes_memory_folder(va
         "Rerun with -p no:randomly.": "code-shop/debugging/flaky-tests",
         "Answer briefly.": "user",
     }
+
+
+def test_a_project_folder_with_claude_md_and_a_memory_folder_is_recognised_as_agent_md(vault, tmp_path):
+    project = tmp_path / "src/harbor"
+    (project / "memory").mkdir(parents=True)
+    (project / "CLAUDE.md").write_text("# Harbor\n\n## Conventions\n\n- Run make lint before pushing.\n")
+    (project / "memory/MEMORY.md").write_text("- Staging is a single box.\n")
+    (project / "memory/deploys.md").write_text("- Deploys go out on Tuesdays.\n")
+    (project / "README.md").write_text("Not an agent file.\n")
+    r = vault.import_file(project)
+    assert (r.importer, r.added) == ("agent-md", 3)
+    folders = {m["title"]: m["path"].rpartition("/")[0] for m in vault.memories()}
+    assert folders == {
+        "Run make lint before pushing.": "harbor/conventions",
+        "Staging is a single box.": "harbor",
+        "Deploys go out on Tuesdays.": "harbor/deploys",
+    }
+
+
+def test_claude_codes_project_folder_holding_its_memory_folder_is_recognised(vault, tmp_path, isolated_home):
+    folder = isolated_home / ".claude/projects/-work-harbor"
+    (folder / "memory").mkdir(parents=True)
+    (folder / "memory/MEMORY.md").write_text("- The API is behind Caddy.\n")
+    (folder / "0b1c.jsonl").write_text('{"type": "user"}\n')  # a session transcript: not a memory
+    r = vault.import_file(folder)
+    assert (r.importer, r.added) == ("agent-md", 1)
+    assert [(m["title"], m["path"].rpartition("/")[0]) for m in vault.memories()] == [
+        ("The API is behind Caddy.", "work-harbor")
+    ]
+
+
+def test_a_notes_vault_holding_a_claude_md_stays_a_notes_vault(tmp_path):
+    from ihmt_vault.plugins.manager import importer_for
+
+    notes = tmp_path / "src/notes"
+    (notes / ".obsidian").mkdir(parents=True)
+    (notes / "CLAUDE.md").write_text("- Be brief.\n")
+    assert importer_for(notes)[0] == "obsidian"

@@ -1,6 +1,8 @@
 """`agent-md`: coding agents' instruction and memory files (FORMATS.md): Claude Code's `CLAUDE.md`,
 `CLAUDE.local.md` and auto-memory folder (`~/.claude/projects/<project>/memory/`), `AGENTS.md`,
-`GEMINI.md`, Cursor's `.cursor/rules/*.mdc` and `.cursorrules`, Copilot's `copilot-instructions.md`.
+`GEMINI.md`, Cursor's `.cursor/rules/*.mdc` and `.cursorrules`, Copilot's `copilot-instructions.md`;
+one of those files, a memory or rules folder, or a project folder holding them (its top-level files,
+`.claude/CLAUDE.md`, `.cursor/rules/`, `.github/copilot-instructions.md`, a `memory/` folder).
 
 The file's project (the folder it belongs to; `user` for the ones in a home's agent folder) is the
 top folder and its headings the topics below it (a lone first `#` heading is the document's title,
@@ -19,6 +21,7 @@ from ...errors import BadInput
 from ...storage import notes
 from ...storage.draft import Item
 from .hermes import is_entry_list
+from .obsidian import Obsidian
 from .reading import text_of
 
 WHAT = "an agent's instruction file (CLAUDE.md, AGENTS.md, GEMINI.md, a Cursor rule, copilot-instructions.md)"
@@ -43,6 +46,32 @@ def _is_memory_folder(path: Path) -> bool:
     return path.is_dir() and (path / "MEMORY.md").is_file() and ".hermes" not in path.resolve().parts
 
 
+# A project's agent files besides those at its top (any NAMES file there but MEMORY.md)
+_TUCKED = (".claude/CLAUDE.md", ".github/copilot-instructions.md")
+
+
+def _project_files(folder: Path) -> list[tuple[Path, list[str]]]:
+    """A project folder's agent files (CLAUDE.md, AGENTS.md... at its top, .claude/CLAUDE.md, Cursor's
+    rules, Copilot's instructions) and its Claude Code memory folder (`memory/`, as in
+    `~/.claude/projects/<project>/`), each with the topic names it adds below the project."""
+    try:
+        top = sorted(p for p in folder.iterdir() if p.is_file() and p.name.lower() in NAMES - {"memory.md"})
+    except OSError:
+        return []
+    out: list[tuple[Path, list[str]]] = [(p, []) for p in top]
+    out += [(folder / name, []) for name in _TUCKED if (folder / name).is_file()]
+    rules = folder / ".cursor" / "rules"
+    out += [(p, [p.stem]) for p in sorted(rules.glob("*.mdc"))] if rules.is_dir() else []
+    if _is_memory_folder(folder / "memory"):
+        out += _memory_files(folder / "memory")
+    return out
+
+
+def _memory_files(folder: Path) -> list[tuple[Path, list[str]]]:
+    """A Claude Code memory folder: MEMORY.md (the index), then each topic file under its name."""
+    return [(folder / "MEMORY.md", [])] + [(p, [p.stem]) for p in sorted(folder.glob("*.md")) if p.name != "MEMORY.md"]
+
+
 class AgentMarkdown:
     what = (
         "agents' Markdown: CLAUDE.md, AGENTS.md, GEMINI.md, .cursorrules, *.mdc, copilot-instructions.md, "
@@ -51,7 +80,10 @@ class AgentMarkdown:
 
     def recognises(self, path: Path) -> bool:
         if path.is_dir():
-            return _is_memory_folder(path) or (path.name == "rules" and any(path.glob("*.mdc")))
+            if _is_memory_folder(path) or (path.name == "rules" and any(path.glob("*.mdc"))):
+                return True
+            # a project folder, unless it is a notes vault that happens to hold a CLAUDE.md
+            return bool(_project_files(path)) and not Obsidian().recognises(path)
         name = path.name.lower()
         if name == "memory.md":  # Hermes' MEMORY.md is § entries; Claude Code's is Markdown
             try:
@@ -61,21 +93,21 @@ class AgentMarkdown:
         return name in NAMES or name.endswith(".mdc")
 
     def read(self, path: Path) -> list[Item]:
-        if path.is_dir():
-            files = (
-                sorted(path.glob("*.mdc"))
-                if path.name == "rules"
-                else [path / "MEMORY.md"] + sorted(p for p in path.glob("*.md") if p.name != "MEMORY.md")
-            )
+        if path.is_dir() and path.name == "rules" and any(path.glob("*.mdc")):
+            files = [(p, [p.stem]) for p in sorted(path.glob("*.mdc"))]
+        elif _is_memory_folder(path):
+            files = _memory_files(path)
+        elif path.is_dir():
+            files = _project_files(path)
+            if not files:
+                raise BadInput(f"{path}: holds no CLAUDE.md, AGENTS.md, GEMINI.md or memory/MEMORY.md; give {WHAT}")
         elif path.is_file():
-            files = [path]
+            files = [(path, [path.stem] if path.suffix == ".mdc" else [])]
         else:
             raise BadInput(f"{path}: is not a file; give {WHAT}")
-        project = _project(path if path.is_dir() else path.parent)
         reader = _Reader()
-        for file in files:
-            named = file.suffix == ".mdc" or (path.is_dir() and file.name != "MEMORY.md")
-            reader.document(file, [project] + ([file.stem] if named else []), 0)
+        for file, names in files:
+            reader.document(file, [_project(file.parent)] + names, 0)
         return reader.items
 
 
