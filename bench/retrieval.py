@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from locomo import build_docs  # noqa: E402
+from locomo import build_docs, memory_text  # noqa: E402
 
 from ihmt_vault.search import AMBIGUOUS, NOT_FOUND, SearchIndex  # noqa: E402
 
@@ -45,6 +45,7 @@ SETS = {
     "locomo": ("locomo-dev", {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}),
     "realmem": ("realmem-dev", {1: "builds-on", 2: "temporal", 3: "preference", 4: "changed-later"}),
     "madial": ("madial-dev", {1: "activity", 2: "preference", 3: "emotion", 4: "other"}),
+    "paraphrase": ("paraphrase-dev", {1: "synonym", 2: "category", 3: "intent", 4: "changed"}),
 }
 # target margins of recall@10 over the flat scan (issue #19, no model)
 TARGETS = {"locomo": 0.10, "realmem": 0.05, "madial-en": 0.10, "madial-zh": 0.03}
@@ -97,18 +98,66 @@ class Flat:
         return [self.ids[i] for i, _ in best], None, None
 
 
+def embedder():
+    """The model the vector index uses (`--embedder`; None: words alone)."""
+    from ihmt_vault.plugins import manager as plugins
+
+    return plugins.embedders_by_name().get(EMBEDDER[0]) if EMBEDDER[0] != "none" else None
+
+
 class Ours:
+    """One folder per session, built straight into the search index (the set's own structure)."""
+
     def __init__(self, mems, tmp: Path, today):
         from ihmt_vault.plugins import manager as plugins
 
         found = plugins.rankers_by_name()
         rankers = [found[n].for_vault(tmp) if hasattr(found[n], "for_vault") else found[n] for n in RANKERS]
-        self.ix = SearchIndex(tmp, today=today, rankers=rankers)
+        self.ix = SearchIndex(tmp, today=today, rankers=rankers, embedder=embedder())
         self.ix.rebuild(build_docs(mems, "session", ""), {"bench": True})
 
     def search(self, q):
         r = self.ix.search(q, k=K)
         return [h.id for h in r.hits], r.status, r.tokens
+
+
+class AsAgents:
+    """Saved as agents save: no topic, in time order, dates only, the vault placing each memory
+    (`save_many` of the whole history, or `--one-by-one` single saves with the gardener's slice
+    between them, as a long-lived process runs it)."""
+
+    def __init__(self, mems, tmp: Path, today):
+        from ihmt_vault import Vault
+
+        self.v = Vault.init(tmp)
+        config = tmp / ".ihmt" / "config.toml"
+        if EMBEDDER[0] != "wordllama":
+            name = "" if EMBEDDER[0] == "none" else EMBEDDER[0]
+            config.write_text(config.read_text().replace('embedder = "wordllama"', f'embedder = "{name}"'))
+            self.v.close()
+            self.v = Vault.open(tmp)
+        ordered = sorted(mems, key=lambda m: m["date"])
+        items = [
+            {"text": memory_text(m) if m.get("speaker") not in (None, "agent") else m["text"], "date": m["date"][:10]}
+            for m in ordered
+        ]
+        if ONE_BY_ONE[0]:
+            saved = []
+            for it in items:
+                saved.append(self.v.memories.save(it["text"], date=it["date"], source="bench"))
+                self.v.topics.tend()
+        else:
+            saved = self.v.memories.save_many(items, source="bench")
+        self.ids = {m.id: x["id"] for m, x in zip(saved, ordered)}
+
+    def search(self, q):
+        r = self.v.search(q, k=K)
+        return [self.ids.get(h.id) for h in r.hits], r.status, r.tokens
+
+
+LAYOUT = ["session"]  # --layout: session (one folder per session, built into the index) or agents
+EMBEDDER = ["wordllama"]  # --embedder: the vector index's model, or none
+ONE_BY_ONE = [False]
 
 
 RANKERS: list[str] = []  # --rankers: fused into ours by reciprocal-rank fusion
@@ -129,9 +178,12 @@ def evaluate(engine, qs):
         ms = 1000 * (time.perf_counter() - t0)
         ev = set(q["evidence"])
         rank = next((i + 1 for i, x in enumerate(ids) if x in ev), None)
-        rows.append(
-            {"cat": q["category"], "r10": bool(rank and rank <= K), "status": status, "tokens": tokens, "ms": ms}
-        )
+        row = {"cat": q["category"], "r10": bool(rank and rank <= K), "status": status, "tokens": tokens, "ms": ms}
+        if q.get("superseded"):  # a changed fact: the newer memory above the one it replaced
+            old = set(q["superseded"]) if isinstance(q["superseded"], list) else {q["superseded"]}
+            older = next((i + 1 for i, x in enumerate(ids) if x in old), None)
+            row["newer_first"] = bool(rank) and (older is None or rank < older)
+        rows.append(row)
     return rows
 
 
@@ -142,6 +194,9 @@ def summarize(rows, cats):
         sub = [r for r in rows if r["cat"] == c]
         if sub:
             out[name] = sum(r["r10"] for r in sub) / len(sub)
+    changed = [r["newer_first"] for r in rows if "newer_first" in r]
+    if changed:
+        out["newer_first"] = sum(changed) / len(changed)
     st = [r["status"] for r in rows if r["status"] is not None]
     if st:
         out["undecided"] = sum(s in (NOT_FOUND, AMBIGUOUS) for s in st) / len(st)
@@ -164,7 +219,8 @@ def run_set(name: str, tmp: Path) -> dict:
         import datetime as dt
 
         today = dt.date.fromisoformat(last)  # "now" is just after the last session
-        for en, eng in (("flat", Flat(ms)), ("ihmt", Ours(ms, tmp / name / conv.replace("/", "_"), today))):
+        ours = AsAgents if LAYOUT[0] == "agents" else Ours
+        for en, eng in (("flat", Flat(ms)), ("ihmt", ours(ms, tmp / name / conv.replace("/", "_"), today))):
             rows[part(conv)][en] += evaluate(eng, qq)
     return {p: {en: summarize(r, cats) for en, r in v.items()} for p, v in rows.items()}
 
@@ -192,8 +248,17 @@ def main(argv=None):
     ap.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
     ap.add_argument("--out", default=None)
     ap.add_argument("--rankers", nargs="*", default=[], help="optional rankers to fuse, e.g. semantic (the model)")
+    ap.add_argument(
+        "--layout",
+        choices=["session", "agents"],
+        default="agents",
+        help="agents: saved as agents save, the vault placing (the default); session: a folder per session",
+    )
+    ap.add_argument("--one-by-one", action="store_true", help="with --layout agents: single saves, not one batch")
+    ap.add_argument("--embedder", default="wordllama", help="the vector index's model, or none")
     args = ap.parse_args(argv)
     RANKERS[:] = args.rankers
+    LAYOUT[0], EMBEDDER[0], ONE_BY_ONE[0] = args.layout, args.embedder, args.one_by_one
     t0 = time.time()
     tmp = Path(tempfile.mkdtemp(prefix="retrieval-"))
     results = {}
