@@ -29,9 +29,9 @@ from .scoring import Scored, as_of_view
 
 POOL = 50  # the meaning's candidates, at most
 RRF_K = 10  # small: the first ranks of each order count most (fused orders are short here)
-VECTOR_WEIGHT = 1.5  # the meaning's vote against the words' 1, when the words are unsure
+VECTOR_WEIGHT = 1.0  # the meaning's vote against the words' 1 when the words are unsure (1.5: LoCoMo −0.01)
 Z0 = 1.0  # a cosine this many standard deviations above the vault's starts to count...
-BONUS = 0.1  # ... and each one beyond adds this share of the best lexical score
+BONUS = 0.05  # ... and each one beyond adds this share of the best lexical score (0.1: LoCoMo −0.01)
 Z_FOUND = 4.0  # the nearest memory this far above the rest answers when the words did not
 
 
