@@ -223,6 +223,69 @@ def make_basic_memory(tmp: Path) -> Path:
     return root
 
 
+MEM0 = {
+    "results": [
+        {
+            "id": "a1b2",
+            "memory": "Prefers dark roast coffee",
+            "hash": "9f8e",
+            "metadata": {"source": "chat"},
+            "categories": ["food", "preferences"],
+            "created_at": "2025-03-04T10:16:05.490548-07:00",
+            "updated_at": "2025-03-05T08:00:00-07:00",
+            "user_id": "alice",
+            "agent_id": None,
+        },
+        {
+            "id": "c3d4",
+            "memory": "Works at Harbor Labs as a platform engineer",
+            "hash": "7a6b",
+            "metadata": None,
+            "categories": [],
+            "created_at": "2025-04-01T09:00:00Z",
+            "updated_at": None,
+            "user_id": "alice",
+        },
+    ]
+}
+
+
+def make_mem0(tmp: Path) -> Path:
+    f = tmp / "mem0-export.json"
+    f.write_text(json.dumps(MEM0, indent=2))
+    return f
+
+
+LETTA = {
+    "agents": [
+        {
+            "id": "agent-0",
+            "name": "support_bot",
+            "block_ids": ["block-0", "block-1"],
+            "memory_blocks": [],
+            "messages": [{"role": "system", "content": [{"type": "text", "text": "You are a bot."}]}],
+            "passages": [{"id": "passage-0", "text": "Order 1182 was refunded.", "created_at": "2025-02-11T12:00:00Z"}],
+        }
+    ],
+    "groups": [],
+    "blocks": [
+        {"id": "block-0", "label": "human", "value": "Name: Chad\nStudies at UC Berkeley\n", "limit": 20000},
+        {"id": "block-1", "label": "persona", "value": "I am Sam, a patient support agent.", "limit": 20000},
+        {"id": "block-2", "label": "scratch", "value": "", "limit": 100},
+    ],
+    "files": [],
+    "sources": [],
+    "tools": [],
+    "mcp_servers": [],
+}
+
+
+def make_letta(tmp: Path) -> Path:
+    f = tmp / "support_bot.af"
+    f.write_text(json.dumps(LETTA, indent=2))
+    return f
+
+
 STORES = {
     "ihmt": make_ihmt,
     "memorytree": make_memorytree,
@@ -231,6 +294,8 @@ STORES = {
     "mcp-memory": make_mcp,
     "agent-md": make_agent_md,
     "obsidian": make_obsidian,
+    "mem0": make_mem0,
+    "letta": make_letta,
 }
 
 
@@ -386,7 +451,9 @@ def bad_inputs(tmp: Path) -> dict:
     claude = tmp / "proj/CLAUDE.md"
     claude.parent.mkdir()
     claude.write_text("- a rule\n")
+    (tmp / "broken.af").write_text('{"agents": [')
     return {
+        "broken agent file": ([str(tmp / "broken.af"), "--format", "letta"], "is not JSON (Expecting value"),
         "broken sqlite": ([str(broken)], "is not a readable SQLite database"),
         "binary as CLAUDE.md": ([str(binary)], "is a binary file, not text"),
         "missing path": ([str(tmp / "nope.db")], "no such file or folder"),
@@ -564,3 +631,58 @@ def test_a_notes_vault_holding_a_claude_md_stays_a_notes_vault(tmp_path):
     (notes / ".obsidian").mkdir(parents=True)
     (notes / "CLAUDE.md").write_text("- Be brief.\n")
     assert importer_for(notes)[0] == "obsidian"
+
+
+def test_mem0_memories_with_their_day_categories_and_owner(vault, tmp_path):
+    r = vault.import_file(make_mem0(tmp_path / "src"))
+    assert (r.importer, r.added) == ("mem0", 2)
+    coffee = by_title(vault)["Prefers dark roast coffee"]
+    assert (coffee.body, coffee.date, coffee.tags) == (
+        "Prefers dark roast coffee\n",
+        "2025-03-04",
+        ["food", "preferences"],
+    )
+    assert coffee.meta["mem0"] == {"id": "a1b2", "user_id": "alice", "metadata": {"source": "chat"}}
+    assert coffee.meta["about"] == "alice"
+    work = by_title(vault)["Works at Harbor Labs as a platform engineer"]
+    assert (work.date, work.tags, work.meta["mem0"]) == ("2025-04-01", [], {"id": "c3d4", "user_id": "alice"})
+
+
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("list.json", json.dumps(MEM0["results"])),
+        ("lines.jsonl", "\n".join(json.dumps(m) for m in MEM0["results"]) + "\n"),
+    ],
+)
+def test_mem0_as_a_plain_list_or_json_lines_is_recognised_too(vault, tmp_path, name, text):
+    f = tmp_path / "src" / name
+    f.write_text(text)
+    r = vault.import_file(f)
+    assert (r.importer, r.added) == ("mem0", 2)
+
+
+def test_letta_core_blocks_are_pinned_memories_and_passages_memories_in_the_agents_folder(vault, tmp_path):
+    r = vault.import_file(make_letta(tmp_path / "src"))
+    assert (r.importer, r.added, r.pinned) == ("letta", 3, 2)
+    got = {(m["path"], m["pinned"]) for m in vault.memories()}
+    assert got == {
+        ("support_bot/human.md", True),
+        ("support_bot/persona.md", True),
+        ("support_bot/order-1182-was-refunded.md", False),
+    }
+    human = vault.get("support_bot/human.md")
+    assert (human.title, human.body) == ("human", "Name: Chad\nStudies at UC Berkeley\n")
+    assert human.meta["letta"] == {"label": "human", "id": "block-0"}
+    assert vault.get("support_bot/order-1182-was-refunded.md").date == "2025-02-11"
+
+
+def test_a_first_format_agent_file_and_one_saved_as_a_json_string_are_read(vault, tmp_path):
+    first = tmp_path / "src/old.af"
+    first.write_text(json.dumps({"name": "memgpt", "core_memory": [{"label": "human", "value": "Likes sailing."}]}))
+    twice = tmp_path / "src/twice.af"
+    twice.write_text(json.dumps(json.dumps(LETTA)))  # what json.dump(client.agents.export_file(...)) writes
+    assert vault.import_file(first).importer == "letta"
+    assert vault.get("memgpt/human.md").body == "Likes sailing.\n"
+    r = vault.import_file(twice)
+    assert (r.importer, r.added) == ("letta", 3)

@@ -303,7 +303,7 @@ def _parse_facts(specs) -> list[dict] | None:
     default="auto",
     show_default=True,
     help="The importer to read PATH with: auto (recognised from PATH), jsonl, ihmt, memorytree, hermes, "
-    "hmem, mcp-memory, agent-md, obsidian (plugins add more).",
+    "hmem, mcp-memory, mem0, letta, agent-md, obsidian (plugins add more).",
 )
 @click.option("--source", help="Who is importing (default for items without a source).")
 @click.option(
@@ -313,7 +313,8 @@ def _parse_facts(specs) -> list[dict] | None:
 )
 def import_(v, as_json, path, format_, source, strict):
     """Import another memory store at PATH (a JSONL file, ihmt_memory/, mindmap.db, MEMORY.md, a .hmem, the MCP
-    memory.jsonl, CLAUDE.md/AGENTS.md & co., an Obsidian or Basic Memory folder) as one commit; PATH is only read."""
+    memory.jsonl, mem0's JSON, a Letta .af, CLAUDE.md/AGENTS.md & co. or a project folder holding them, an Obsidian or
+    Basic Memory folder) as one commit; PATH is only read."""
     bar, tick = _progress("importing", not as_json)
     if bar:
         bar.start()

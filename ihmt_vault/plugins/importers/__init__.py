@@ -15,7 +15,9 @@ from .hermes import Hermes
 from .hmem import Hmem
 from .ihmt import Ihmt
 from .jsonl import JsonLines
+from .letta import Letta
 from .mcp_memory import McpMemory
+from .mem0 import Mem0
 from .memorytree import MemoryTree
 from .obsidian import Obsidian
 
@@ -25,6 +27,8 @@ def register_importers(register):
     for name, importer in (
         ("jsonl", JsonLines()),
         ("mcp-memory", McpMemory()),
+        ("mem0", Mem0()),
+        ("letta", Letta()),
         ("memorytree", MemoryTree()),
         ("hmem", Hmem()),
         ("ihmt", Ihmt()),

@@ -67,6 +67,31 @@ def json_lines(path: Path, what: str) -> list[tuple[int, dict]]:
     return out
 
 
+def json_document(path: Path, what: str):
+    """A JSON file's value (one document, not lines); a JSON string holding JSON, as a tool's export
+    written with `json.dump(exported_text)` is, is decoded once more."""
+    text = text_of(path, what)
+    try:
+        value = json.loads(text)
+        if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+            value = json.loads(value)
+    except json.JSONDecodeError as e:
+        raise BadInput(f"{path}: is not JSON ({e.msg} at line {e.lineno}); give {what}") from None
+    return value
+
+
+def peek_json(path: Path, suffixes: tuple[str, ...]):
+    """A small file's JSON value when its name ends in one of `suffixes`, else None (for recognising)."""
+    if not path.is_file() or path.suffix.lower() not in suffixes:
+        return None
+    try:
+        if path.stat().st_size > MAX_TEXT:
+            return None
+        return json_document(path, "")
+    except (OSError, BadInput):
+        return None
+
+
 def is_sqlite(path: Path) -> bool:
     try:
         with open(path, "rb") as f:
