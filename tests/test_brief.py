@@ -39,14 +39,26 @@ def test_the_brief_fits_its_budget_at_every_size(total, topics):
     assert text.count("## topic") == topics or "more topics →" in text
 
 
-def test_a_small_vault_shows_two_recalled_and_newest_per_topic_and_counts_the_rest(vault):
+def test_a_small_vault_lists_every_memory_under_its_topic_newest_first(vault):
     for n in range(6):
         vault.save(f"Server {n} runs Debian {10 + n}.", topic="work/infra", date=f"2026-0{n + 1}-01")
     vault.save("Prefers tea to coffee.", topic="personal", date="2025-01-01")
     text = vault.brief()
     assert "## work/ — 6 memories (infra 6)\n- 2026-06-01 Server 5 runs Debian 15." in text
-    assert "[+2 →] read_memory('work')" in text
+    assert all(f"Server {n} runs Debian {10 + n}." in text for n in range(6)) and "[+" not in text
     assert "## personal/ — 1 memory\n- 2025-01-01 Prefers tea to coffee." in text
+
+
+def test_at_two_hundred_memories_the_brief_lists_every_one_within_two_thousand_tokens(vault):
+    vault.save_many(
+        [
+            {"text": f"Service {n} listens on port {8000 + n} and logs to journald.", "topic": f"ops/service-{n % 8}"}
+            for n in range(200)
+        ]
+    )
+    text = vault.brief(budget_tokens=2000)
+    assert len(text) <= 2000 * 4
+    assert all(f"Service {n} listens" in text for n in range(200))
 
 
 def test_pinned_and_recalled_memories_are_shown_and_outdated_ones_never(vault):

@@ -10,7 +10,7 @@ folder summary, or one memory's nested level, at a time. Reads never take the lo
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..engine.core import CACHE, Engine
@@ -36,8 +36,12 @@ class TopicDigest:
     recalled: list[tuple[Row, int]]
 
 
-def digests(e: Engine, per_topic: int) -> list[TopicDigest]:
-    """Every top-level topic's digest, biggest first; archived and outdated memories not counted."""
+EVERY = 300  # a vault with at most this many live memories may have them all in the brief, a line each
+
+
+def digests(e: Engine, per_topic: int, every: bool = False) -> list[TopicDigest]:
+    """Every top-level topic's digest, biggest first; archived and outdated memories not counted.
+    With `every`, each topic's digest holds all its live memories (newest first)."""
     by_folder = e.catalog.counts_by_folder("active")
     tops: dict[str, Counter] = {}
     for folder, n in by_folder.items():
@@ -58,7 +62,8 @@ def digests(e: Engine, per_topic: int) -> list[TopicDigest]:
                 filled += len(recalled[top]) == per_topic
     out = []
     for top, subs in tops.items():
-        newest = e.catalog.newest_under(top, per_topic * 2) if top else e.catalog.newest_in("", per_topic * 2)
+        limit = EVERY if every else per_topic * 2
+        newest = e.catalog.newest_under(top, limit) if top else e.catalog.newest_in("", limit)
         out.append(
             TopicDigest(
                 top,
@@ -80,9 +85,11 @@ def compose_brief(
     budget_tokens: int,
     mounts: Sequence[tuple[str, list[TopicDigest]]] = (),
 ) -> str:
-    """The brief within `budget_tokens` (chars/4): pinned memories, then per topic its newest and
-    most recalled memories with their first line and the rest as a count to drill down — shown in
-    less detail (two each, one each, none) until it fits, and the smallest topics last as a count."""
+    """The brief within `budget_tokens` (chars/4): pinned memories, then, as hmem's overview does,
+    every live memory's title on a line of its own under its topic while they all fit (titles cut
+    to share the budget); else per topic its newest and most recalled memories with their first
+    line and the rest as a count to drill down — in less detail (two each, one each, none) until it
+    fits, and the smallest topics last as a count."""
     budget = budget_tokens * 4
 
     def memory_line(r: Row, mark: str) -> str:
@@ -91,9 +98,7 @@ def compose_brief(
         return f"- {mark} {notes.shorten(text, 140)} ({r.id})"
 
     def topic_block(t: TopicDigest, k: int, shown: set[str], prefix: str = "") -> list[str]:
-        where = f"{prefix}{t.name}/" if t.name else (prefix or "/")
-        subs = ", ".join(f"{s} {n}" for s, n in t.subtopics[:6]) + (", …" if len(t.subtopics) > 6 else "")
-        lines = [f"## {where} — {_plural(t.count, 'memory', 'memories')}" + (f" ({subs})" if subs else "")]
+        lines = [_heading(prefix, t)]
         listed = []
         for r, n in t.recalled[:k]:
             if r.id not in shown:
@@ -123,6 +128,14 @@ def compose_brief(
             pins.append(f"[+{len(pinned) - n} pinned →] search_memory finds them")
             break
         pins.append(line)
+
+    def rich(t: TopicDigest, r: Row) -> str:  # a memory's line when every one fits with its mark and id
+        times = next((n for x, n in t.recalled if x.id == r.id), 0)
+        return memory_line(r, f"{times}×" if times else r.date or (r.created or "")[:10] or "new")
+
+    every = _every_title(head, pins, pinned, topics, mounts, budget, live, rich)
+    if every is not None:
+        return "\n".join(every) + "\n"
     for k in (2, 1, 0):
         shown = {r.id for r in pinned}
         body: list[str] = []
@@ -150,6 +163,54 @@ def compose_brief(
     return "\n".join(out).rstrip("\n") + "\n"
 
 
+def _every_title(
+    head: list[str],
+    pins: list[str],
+    pinned: list[Row],
+    topics: list[TopicDigest],
+    mounts: Sequence[tuple[str, list[TopicDigest]]],
+    budget: int,
+    live: int,
+    rich: Callable[[TopicDigest, Row], str],
+) -> list[str] | None:
+    """The brief listing every live memory — with its date or recalls and id when that fits, else
+    by its title cut to share the budget — or None when they do not all fit."""
+    shown = {r.id for r in pinned}
+    groups = [("", t) for t in topics] + [(f"{name}:", t) for name, ts in mounts for t in ts]
+    rows = [(prefix, t, [r for r in t.newest if r.id not in shown]) for prefix, t in groups]
+    listed = sum(len(rs) for _p, _t, rs in rows)
+    if not listed or live > EVERY:  # above EVERY the digests hold only each topic's newest
+        return None
+    headings = [_heading(p, t) for p, t, _rs in rows]
+    fixed = sum(len(x) + 1 for x in head + pins + headings) + 2 * len(rows) + 80
+    width = (budget - fixed) // listed - 3  # "- " and the newline
+    if width < 24:
+        return None
+
+    def listing(line: Callable[[TopicDigest, Row], str]) -> list[str]:
+        out, mount = head + pins, ""
+        for heading, (prefix, t, rs) in zip(headings, rows):
+            if prefix != mount:
+                out += ["", f"# mounted: {prefix.rstrip(':')}"]
+                mount = prefix
+            out += ["", heading] + [line(t, r) for r in rs]
+        return out
+
+    full = listing(rich)
+    if sum(len(x) + 1 for x in full) <= budget:
+        return full
+    lines = listing(lambda _t, r: f"- {notes.shorten(r.title, width)}")
+    if sum(len(x) + 1 for x in lines) > budget:
+        return None
+    return lines + ["", "read_memory(<topic>) shows a topic's memories with their ids."]
+
+
+def _heading(prefix: str, t: TopicDigest) -> str:
+    subs = ", ".join(f"{s} {n}" for s, n in t.subtopics[:6]) + (", …" if len(t.subtopics) > 6 else "")
+    where = f"{prefix}{t.name}/" if t.name else (prefix or "/")
+    return f"## {where} — {_plural(t.count, 'memory', 'memories')}" + (f" ({subs})" if subs else "")
+
+
 def brief(
     e: Engine, budget_tokens: int | None = None, per_topic: int = 2, mounts: Sequence[tuple[str, Engine]] = ()
 ) -> str:
@@ -164,9 +225,9 @@ def brief(
         live,
         hidden,
         pinned,
-        digests(e, per_topic),
+        digests(e, per_topic, every=live <= EVERY),
         budget_tokens or e.config.brief_tokens,
-        [(n, digests(m, per_topic)) for n, m in mounts],
+        [(n, digests(m, per_topic, every=live <= EVERY)) for n, m in mounts],
     )
 
 
