@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from ihmt_vault.frontends import agents
@@ -29,12 +30,15 @@ USER_CONFIG = {
     "claude-desktop": ".config/Claude/claude_desktop_config.json",
     "vscode": ".config/Code/User/mcp.json",
     "windsurf": ".codeium/windsurf/mcp_config.json",
+    "antigravity": ".gemini/antigravity/mcp_config.json",
+    "hermes": ".hermes/config.yaml",
 }
 USER_INSTRUCTIONS = {
     "claude-code": ".claude/CLAUDE.md",
     "codex": ".codex/AGENTS.md",
     "opencode": ".config/opencode/AGENTS.md",
     "gemini-cli": ".gemini/GEMINI.md",
+    "antigravity": ".gemini/GEMINI.md",
 }
 PROJECT_CONFIG = {
     "claude-code": ".mcp.json",
@@ -77,6 +81,8 @@ def entry(agent: str, path: Path) -> dict:
     text = path.read_text(encoding="utf-8")
     if agent == "codex":
         return tomllib.loads(text)["mcp_servers"]["ihmt"]
+    if agent == "hermes":
+        return yaml.safe_load(text)["mcp_servers"]["ihmt"]
     key = {"vscode": "servers", "opencode": "mcp"}.get(agent, "mcpServers")
     return json.loads(text)[key]["ihmt"]
 
@@ -99,7 +105,8 @@ def test_setup_writes_the_agents_own_file_and_a_second_run_changes_nothing(agent
     command = argv(agent, entry(agent, config))
     assert command[1:] == ["mcp", "--vault", str(vault.resolve())]
     assert Path(command[0]).name in ("ihmt", "ihmt.exe") and Path(command[0]).is_absolute()
-    assert f"created mcp config: {config}" in r.output and ('"ihmt"' in r.output or "[mcp_servers.ihmt]" in r.output)
+    assert f"created mcp config: {config}" in r.output
+    assert '"ihmt"' in r.output or "[mcp_servers.ihmt]" in r.output or "mcp_servers:\n  ihmt:\n" in r.output
     if agent in USER_INSTRUCTIONS:
         text = (isolated_home / USER_INSTRUCTIONS[agent]).read_text()
         assert text.startswith(agents.MARK_START) and "AMBIGUOUS" in text and "OUTDATED" in text
@@ -118,7 +125,9 @@ def test_setup_writes_the_agents_own_file_and_a_second_run_changes_nothing(agent
     assert files(isolated_home) == before  # nothing written, no backup made
 
 
-@pytest.mark.parametrize("agent", [a for a in agents.NAMES if a not in ("claude-desktop", "windsurf")])
+@pytest.mark.parametrize(
+    "agent", [a for a in agents.NAMES if a not in ("claude-desktop", "windsurf", "antigravity", "hermes")]
+)
 def test_project_scope_writes_in_the_current_directory(agent, isolated_home, project):
     r = run(agent, "--scope", "project")
     assert r.exit_code == 0, r.output
@@ -416,3 +425,38 @@ def test_the_hook_scripts_are_a_real_folder_when_installed():
 
     shipped = Path(str(resources.files("ihmt_vault._hooks")))
     assert (shipped / "git-pre-commit").is_file() and (shipped / agents.HOOK_SCRIPT).is_file()
+
+
+def test_hermes_keeps_its_config_comments_and_other_servers(isolated_home, tmp_path):
+    config = isolated_home / ".hermes/config.yaml"
+    config.parent.mkdir()
+    config.write_text(
+        '# my hermes\nmodel: claude\nmcp_servers:\n  time:\n    command: "uvx"   # clock\n    args: ["t"]\n'
+    )
+    v = str(tmp_path / "v")
+    r = run("hermes", "--vault", v)
+    assert r.exit_code == 0, r.output
+    command = agents.ihmt_executable()
+    assert config.read_text() == (
+        '# my hermes\nmodel: claude\nmcp_servers:\n  time:\n    command: "uvx"   # clock\n    args: ["t"]\n'
+        f"  ihmt:\n    command: {command}\n    args:\n    - mcp\n    - --vault\n    - {v}\n"
+    )
+    before = config.read_bytes()
+    r = run("hermes", "--vault", v)
+    assert r.exit_code == 0 and "already set up, nothing to change" in r.output and config.read_bytes() == before
+    assert "next: Hermes Agent connects to its MCP servers when it starts: restart it (hermes chat)." in r.output
+
+
+def test_hermes_config_that_is_not_yaml_is_refused_with_the_entry_to_add(isolated_home, tmp_path):
+    config = isolated_home / ".hermes/config.yaml"
+    config.parent.mkdir()
+    config.write_text("mcp_servers: [unclosed\n")
+    r = run("hermes", "--vault", str(tmp_path / "v"))
+    assert r.exit_code == 2 and "is not valid YAML" in r.output and "mcp_servers:\n  ihmt:" in r.output
+    assert config.read_text() == "mcp_servers: [unclosed\n"
+
+
+def test_antigravity_and_hermes_have_no_project_scope():
+    for agent in ("antigravity", "hermes"):
+        r = run(agent, "--scope", "project")
+        assert r.exit_code == 2 and "has no project scope; use --scope user" in r.output

@@ -31,8 +31,10 @@ stdio`; Gemini CLI `~/.gemini/settings.json` / `.gemini/settings.json` `mcpServe
 `opencode.json` `mcp` with `type: local` and `command` as one array; Codex `~/.codex/config.toml`
 / `.codex/config.toml` `[mcp_servers.NAME]` with `command`, `args` and
 `default_tools_approval_mode`; Windsurf `~/.codeium/windsurf/mcp_config.json` `mcpServers` (no
-project file). Antigravity is left out: where it reads its MCP servers is not documented
-consistently (its own panel, MCP Servers > View raw config, takes the same `mcpServers` entry).
+project file); Antigravity `~/.gemini/antigravity/mcp_config.json` `mcpServers` (the file its
+MCP Servers > View raw config opens; user scope only; its global rules are `~/.gemini/GEMINI.md`,
+as Gemini CLI's); Hermes Agent `~/.hermes/config.yaml` `mcp_servers` with `command` and `args`
+(YAML, edited round-trip so its comments and other keys stay; user scope only).
 """
 
 from __future__ import annotations
@@ -122,7 +124,7 @@ class ConfigEdit:
 class Agent:
     name: str
     label: str
-    fmt: str  # mcpServers | vscode | opencode | codex
+    fmt: str  # mcpServers | vscode | opencode | codex | hermes
     config: Callable[[str, Env], Path | None]
     instructions: Callable[[str, Env], Path | None] = lambda scope, env: None
     instructions_note: str = ""  # why there is no instruction file to edit
@@ -231,6 +233,27 @@ AGENTS: dict[str, Agent] = {
             "text of {template} there; in a project, Windsurf also reads an AGENTS.md at its root "
             "(ihmt setup codex --scope project writes one)",
             after=("Windsurf: press Refresh in Cascade's MCP servers panel (or restart Windsurf).",),
+        ),
+        Agent(
+            "antigravity",
+            "Antigravity",
+            "mcpServers",
+            _by_scope(lambda e: e.home / ".gemini" / "antigravity" / "mcp_config.json", None),
+            _by_scope(lambda e: e.home / ".gemini" / "GEMINI.md", None),
+            after=(
+                "Antigravity: in the agent panel's ... menu, MCP Servers > Manage MCP Servers, press Refresh "
+                "(or restart Antigravity).",
+            ),
+        ),
+        Agent(
+            "hermes",
+            "Hermes Agent",
+            "hermes",
+            _by_scope(lambda e: e.home / ".hermes" / "config.yaml", None),
+            instructions_note="Hermes reads no user instruction file setup can edit; in a project it reads "
+            "AGENTS.md (ihmt setup codex --scope project writes one), or paste the text of {template} into "
+            "its context",
+            after=("Hermes Agent connects to its MCP servers when it starts: restart it (hermes chat).",),
         ),
     ]
 }
@@ -375,6 +398,8 @@ def _object(parent: dict, key: str, path: Path) -> dict:
 def _config_change(agent: Agent, path: Path, command: str, args: list[str]) -> ConfigEdit:
     if agent.fmt == "codex":
         return _codex_change(agent, path, command, args)
+    if agent.fmt == "hermes":
+        return _hermes_change(agent, path, command, args)
     entry = _entry(agent, command, args)
     key = _key(agent)
     snippet = json.dumps({key: {SERVER: entry}}, indent=2, ensure_ascii=False)
@@ -451,6 +476,49 @@ def _codex_change(agent: Agent, path: Path, command: str, args: list[str]) -> Co
             f"written: replace it by hand with:\n{table}"
         ) from None
     return ConfigEdit(agent.name, "mcp config", path, "update" if path.exists() else "create", table, new_text=new)
+
+
+def _hermes_change(agent: Agent, path: Path, command: str, args: list[str]) -> ConfigEdit:
+    """Our `mcp_servers.ihmt` entry in Hermes' config.yaml, edited round-trip (ruamel): the person's
+    comments, key order and other servers stay as they are."""
+    import io
+
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    entry = {"command": command, "args": list(args)}
+    snippet = f"mcp_servers:\n  {SERVER}:\n    command: {json.dumps(command)}\n    args: {json.dumps(list(args))}\n"
+    text = _read(path)
+    yaml = YAML()
+    yaml.preserve_quotes = True
+    try:
+        data = yaml.load(text) if text.strip() else None
+    except YAMLError as e:
+        problem = str(e).splitlines()[0] if str(e) else e.__class__.__name__
+        raise BadInput(
+            f"{path}: is not valid YAML ({problem}); nothing was written: add this to it by hand:\n{snippet}"
+        ) from None
+    if data is None:
+        data = yaml.load("{}")
+    if not isinstance(data, dict):
+        raise BadInput(f"{path}: holds a YAML {type(data).__name__}, not a mapping; nothing was written")
+    servers = data.get("mcp_servers")
+    if servers is None:
+        data["mcp_servers"] = servers = yaml.load("{}")
+    if not isinstance(servers, dict):
+        raise BadInput(f"{path}: 'mcp_servers' is a {type(servers).__name__}, not a mapping; nothing was written")
+    current = servers.get(SERVER)
+    if isinstance(current, dict) and current.get("command") == command and list(current.get("args") or []) == args:
+        return ConfigEdit(agent.name, "mcp config", path, "unchanged", snippet)
+    if isinstance(current, dict):  # keep what the person added (env, timeout...)
+        current["command"], current["args"] = command, list(args)
+    else:
+        servers[SERVER] = entry
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return ConfigEdit(
+        agent.name, "mcp config", path, "update" if path.exists() else "create", snippet, new_text=out.getvalue()
+    )
 
 
 def _block(text: str) -> str:
@@ -669,6 +737,14 @@ def _configured(agent: Agent, path: Path) -> str | None:
     try:
         if agent.fmt == "codex":
             entry = (tomllib.loads(text).get("mcp_servers") or {}).get(SERVER)
+        elif agent.fmt == "hermes":
+            import yaml
+
+            try:
+                loaded = yaml.safe_load(text)
+            except yaml.YAMLError:
+                return None
+            entry = ((loaded or {}).get("mcp_servers") or {}).get(SERVER)
         else:
             entry = (json.loads(text).get(_key(agent)) or {}).get(SERVER)
     except (ValueError, AttributeError, BadInput):

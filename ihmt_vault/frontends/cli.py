@@ -988,8 +988,9 @@ def _setup_table(agents, rows: list[dict]) -> None:
 @click.option("--list", "list_", is_flag=True, help="Show which agents are configured.")
 @click.option("--no-hook", is_flag=True, help="claude-code: leave out the session-start hook.")
 def setup(vault_path, as_json, agent, scope, dry_run, list_, no_hook):
-    """Connect AGENT (claude-code, codex, opencode, cursor, gemini-cli, claude-desktop, vscode, windsurf) to the vault:
-    its MCP config and instruction file; creates the vault if needed; idempotent, backups of edited files."""
+    """Connect AGENT (claude-code, codex, opencode, cursor, gemini-cli, claude-desktop, vscode, windsurf, antigravity,
+    hermes) to the vault: its MCP config and instruction file; creates the vault if needed; idempotent, backups of
+    edited files."""
     from . import agents
 
     if list_:
