@@ -4,7 +4,9 @@ Every command takes `--vault PATH` and `--json`, before or after its name (`ihmt
 `ihmt stats --json`). Without `--vault` a command uses the vault it stands in (the nearest folder
 at or above the current one holding `.ihmt/config.toml`), else `$IHMT_VAULT`, else `~/.ihmt/vault`,
 and says which on stderr (one line; not with `--json`). A `VaultError` becomes one line on stderr
-and a non-zero exit code; anything else is a bug and keeps its traceback.
+and a non-zero exit code; so does the machine failing (a full or read-only disk, a file too large,
+permission denied, SQLite's disk errors: `errors.machine_error`, exit 2); anything else is a bug
+and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from ..errors import BadInput, NotFound, VaultError
+from ..errors import MACHINE_FAILURES, BadInput, NotFound, VaultError, machine_error
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -73,18 +75,37 @@ def command(group, name: str | None = None, opens_vault: bool = True):
             top = click.get_current_context().find_root().obj or {}
             vault_path = vault_path if vault_path is not None else top.get("vault")
             as_json = as_json or bool(top.get("json"))
+            root = vault_path
             try:
                 if opens_vault:
-                    with _facade().Vault.open(chosen_vault(vault_path, as_json)) as v:
+                    root = chosen_vault(vault_path, as_json)
+                    with _facade().Vault.open(root) as v:
+                        root = v.root
                         return fn(v, as_json, **kw)
                 return fn(vault_path, as_json, **kw)
             except VaultError as e:
                 err.print(f"error: {e}", markup=False)
                 sys.exit(e.exit_code)
+            except MACHINE_FAILURES as e:  # the disk full or read-only, a file too large, permissions
+                machine = machine_error(e, root)
+                if machine is None:
+                    raise  # not the machine: a bug, with its traceback
+                err.print(f"error: {_command_name()} could not finish: {machine}", markup=False)
+                sys.exit(machine.exit_code)
 
         return run
 
     return wrap
+
+
+def _command_name() -> str:
+    """The running command as typed after `ihmt` ("save", "hooks check")."""
+    names: list[str] = []
+    ctx = click.get_current_context(silent=True)
+    while ctx is not None and ctx.parent is not None:
+        names.insert(0, ctx.info_name or "")
+        ctx = ctx.parent
+    return " ".join(n for n in names if n) or "ihmt"
 
 
 class FreeText(click.Argument):
