@@ -130,3 +130,20 @@ def test_slugs_are_readable_and_safe():
     assert slugify("../../etc/passwd") == "etc-passwd"
     assert slugify("CON") == "con-note"
     assert slugify("!!!") == "memory-note"
+
+
+def test_a_long_first_sentence_is_cut_at_a_clause_and_never_ends_on_a_function_word():
+    from ihmt_vault.storage.notes import title_from_body
+
+    assert (
+        title_from_body(
+            "Sentry project is harbor-backend, alerts go to the #harbor-alerts channel on Slack and to the pager.", "x"
+        )
+        == "Sentry project is harbor-backend"
+    )
+    assert (
+        title_from_body(
+            "Secrets for Harbor live in AWS Secrets Manager under harbor/prod and harbor/staging, read at boot.", "x"
+        )
+        == "Secrets for Harbor live in AWS Secrets Manager"
+    )

@@ -152,17 +152,40 @@ def title_from_body(body: str, fallback: str) -> str:
     return fallback
 
 
+# Words a title never ends on: a title cut after one reads as a fragment ("alerts go to the").
+# A closed class of English and Spanish words, not a list tuned to any data.
+FUNCTION_WORDS = frozenset(
+    "a an the and or but nor so to of in on at by for with from into onto over under about after before "
+    "than as is are was were be been being has have had do does did will would can could should may might "
+    "must its it this that these those their his her our your my which who whom whose when where while "
+    "if then via per not no "
+    "y o u e ni pero de del la las el los un una unos unas en con por para sin sobre bajo entre hacia "
+    "que se su sus es son al lo".split()
+)
+_CLAUSE = re.compile(r"[,;:]\s|\s[–—-]\s|\s\(")
+
+
 def title_cut(text: str, limit: int = TITLE_MAX) -> str:
-    """A title's text cut at a word boundary to at most `limit` characters (a little more rather
-    than mid-word), without a dangling short word or punctuation at the cut, and no "…". A sentence
-    of up to TITLE_WHOLE characters is kept whole: cutting it would leave a fragment ("…at most")."""
+    """A title's text cut to at most about `limit` characters as a whole phrase: at the last clause
+    boundary (a comma, semicolon, colon, dash or parenthesis) past a third of the limit, else at a
+    word boundary; never ending on a function word ("the", "to", "under", "and") or on punctuation,
+    and no "…". A sentence of up to TITLE_WHOLE characters is kept whole: cutting it would leave a
+    fragment."""
     text = " ".join(text.split())
-    if len(text) > limit and len(text) > TITLE_WHOLE:
-        cut = text[: limit + 1]
-        text = cut[: cut.rindex(" ")] if " " in cut[limit // 2 :] else text[:limit]
-        text = re.sub(r"(\s+\S{1,3})?[\s,;:\-–—(]*$", "", text) if " " in text else text  # no dangling "a", "of"
-        return text.rstrip(" .,;:-–—") or text
-    return text
+    if len(text) <= limit or len(text) <= TITLE_WHOLE:
+        return text
+    head = text[: limit + 1]
+    clauses = [m.start() for m in _CLAUSE.finditer(head) if m.start() >= limit // 3]
+    if clauses:
+        cut = head[: clauses[-1]]
+    elif " " in head[limit // 2 :]:
+        cut = head[: head.rindex(" ")]
+    else:
+        cut = text[:limit]
+    words = cut.rstrip(" .,;:-–—(").split(" ")
+    while len(words) > 2 and words[-1].lower().strip(".,;:") in FUNCTION_WORDS:
+        words.pop()
+    return " ".join(words).rstrip(" .,;:-–—(") or cut
 
 
 def shorten(text: str, limit: int) -> str:
