@@ -9,8 +9,10 @@ recall weight, attachments).
 
 Error model: every check raises `BadInput` (or `SecretRefused`) naming the field and what to do,
 before anything touches the disk. Every field that reaches a file name, a commit message or YAML
-is checked for NUL and control characters; every field that reaches git (text, title, tags, facts,
-extra front-matter keys and values) is checked for secrets.
+is checked for NUL and control characters; titles and tags lose their bidi controls and zero-width
+characters (`notes.visible`: "invoice " U+202E "gpj.exe" would read "invoice exe.jpg"); every field
+that reaches git (text, title, tags, facts, extra front-matter keys and values) is checked for
+secrets.
 """
 
 from __future__ import annotations
@@ -200,13 +202,17 @@ def draft(
         )
     if title is not None and _CONTROL.search(str(title)):
         raise BadInput(f"{where}the title contains a control character; give it as plain text")
-    # a title is one line: its line breaks and runs of spaces become single spaces
-    title = notes.shorten(str(title), 120) if title and str(title).strip() else notes.title_from_body(text, "Untitled")
+    # a title is one line: its line breaks and runs of spaces become single spaces; the bidi
+    # controls and zero-width characters that reverse or split what it shows are removed (its
+    # summary line and file name come from it)
+    title = notes.visible(str(title)) if title is not None else None
+    title = notes.shorten(title, 120) if title and title.strip() else notes.title_from_body(text, "Untitled")
+    title = notes.visible(title).strip() or "Untitled"
     folder = tree.clean_topic(str(topic), max_depth) if topic and str(topic).strip() else None
     type_ = _line(type or "note", "type", where).strip().lower()
     if type_ not in notes.TYPES:
         raise BadInput(f"{where}type {type_!r} is unknown; use one of {', '.join(notes.TYPES)}")
-    tags = [t.strip().lstrip("#") for t in _strings(tags, "tag", where) if t.strip().lstrip("#")]
+    tags = [t for t in (notes.visible(t).strip().lstrip("#") for t in _strings(tags, "tag", where)) if t]
     if id is not None and not notes.ID_PATTERN.match(str(id)):
         raise BadInput(f"{where}id {id!r} is not valid; ids are 6-32 lowercase letters and digits")
     if extra is not None and not isinstance(extra, dict):

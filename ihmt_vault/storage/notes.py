@@ -110,9 +110,28 @@ RESERVED_NAMES = {"index", "readme"}
 WINDOWS_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 
 
+# Bidi controls and zero-width characters: they show nothing, yet reverse or split what a title
+# shows ("invoice \u202egpj.exe" reads as "invoice exe.jpg"; "pay\u200bpal" looks like "paypal" and
+# is not). Titles, tags and names never keep them; `visible` removes them.
+INVISIBLE = dict.fromkeys(
+    map(
+        ord,
+        "\u061c\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+        "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff\u00ad\u180e",
+    )
+)
+
+
+def visible(text: str) -> str:
+    """`text` without bidi controls (U+202A–U+202E, U+2066–U+2069, U+200E/U+200F, U+061C) and
+    zero-width characters (U+200B–U+200D, U+2060–U+2064, U+FEFF, the soft hyphen, U+180E)."""
+    return text.translate(INVISIBLE)
+
+
 def slugify(text: str, max_len: int = 60) -> str:
-    """A readable file or folder name: 'Staging runs PostgreSQL 17' → 'staging-runs-postgresql-17'."""
-    slug = re.sub(r"[^\w]+", "-", fold(text)).strip("-_")
+    """A readable file or folder name: 'Staging runs PostgreSQL 17' → 'staging-runs-postgresql-17'.
+    Invisible characters go first (`visible`): 'pay\u200bpal' is 'paypal', not 'pay-pal'."""
+    slug = re.sub(r"[^\w]+", "-", fold(visible(text))).strip("-_")
     if len(slug) > max_len:  # cut at a word boundary, never mid-word (unless one word is that long)
         cut = slug[: max_len + 1]
         slug = cut[: cut.rindex("-")] if "-" in cut[max_len // 2 :] else slug[:max_len]
@@ -189,7 +208,8 @@ def title_cut(text: str, limit: int = TITLE_MAX) -> str:
 
 
 def shorten(text: str, limit: int) -> str:
-    text = " ".join(text.split())
+    """`text` on one line, without invisible characters (`visible`), cut at a word to `limit`."""
+    text = " ".join(visible(text).split())
     if len(text) <= limit:
         return text
     cut = text[: limit - 1]
