@@ -1,5 +1,7 @@
 """Several processes writing one vault: the lock serializes them and every save lands."""
 
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -47,22 +49,27 @@ def test_a_cli_save_while_another_process_holds_the_lock_waits_then_lands(vault)
 
 
 def test_a_writer_that_cannot_get_the_lock_gets_a_clear_error(tmp_path):
+    """A holder that is alive and beating is waited for (tests/test_trust_lock.py); one that stops
+    (SIGSTOP: no heartbeat for lock_timeout) is stuck, and the waiter says so in one line."""
     root = tmp_path / "v"
     Vault.init(root).close()
     (root / ".ihmt/config.toml").write_text("[vault]\nlock_timeout = 0.2\n")
-    holder = hold_lock(root, 3)
-    r = subprocess.run(
-        [sys.executable, "-m", "ihmt_vault", "save", "x", "--topic", "t", "--vault", str(root)],
-        capture_output=True,
-        text=True,
-    )
-    holder.kill()
-    holder.wait()
+    holder = hold_lock(root, 30)
+    os.kill(holder.pid, signal.SIGSTOP)
+    try:
+        r = subprocess.run(
+            [sys.executable, "-m", "ihmt_vault", "save", "x", "--topic", "t", "--vault", str(root)],
+            capture_output=True,
+            text=True,
+        )
+    finally:
+        holder.kill()
+        holder.wait()
     assert r.returncode == 3
     assert r.stderr == (
-        f"error: {root}/.ihmt/vault.lock: process {holder.pid} on {socket.gethostname()} has held "
-        f"this vault's lock for over 0.2s; if it is stuck, stop it (kill {holder.pid}), or raise "
-        "lock_timeout in .ihmt/config.toml\n"
+        f"error: {root}/.ihmt/vault.lock: process {holder.pid} on {socket.gethostname()} holds this "
+        f"vault's lock and has given no sign of life (its heartbeat) for over 0.2s: it is stuck; stop it "
+        f"(kill {holder.pid}) and try again\n"
     )
 
 
