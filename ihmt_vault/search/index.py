@@ -488,6 +488,10 @@ class SearchIndex:
             items, verdict = meaning.fuse(s, items, near, verdict, as_of, level)
             items = scoring.with_corrections(s, items, k, scopes, as_of)
             items = scoring.newer_first(items, pq, same=st.same_subject)
+            assert self.vectors is not None
+            items = meaning.newer_first(
+                items, self.vectors.of([meaning.key_of(x.data) for x in items[: meaning.WINDOW]])
+            )
         items = fuse(pq.text, items, self.rankers, _rank_item, lambda x: x.score)
         res.status, res.message, res.coverage = verdict.status, verdict.message, verdict.coverage
         res.margin = verdict.margin

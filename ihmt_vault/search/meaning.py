@@ -25,13 +25,16 @@ from .candidates import Candidate
 from .decision import Decision
 from .postings import stored
 from .result import AMBIGUOUS, FOUND, NOT_FOUND
-from .scoring import Scored, as_of_view
+from .scoring import Scored, as_of_view, when_of
 
 POOL = 50  # the meaning's candidates, at most
 RRF_K = 10  # small: the first ranks of each order count most (fused orders are short here)
 VECTOR_WEIGHT = 1.0  # the meaning's vote against the words' 1 when the words are unsure (1.5: LoCoMo −0.01)
 Z0 = 1.0  # a cosine this many standard deviations above the vault's starts to count...
 BONUS = 0.05  # ... and each one beyond adds this share of the best lexical score (0.1: LoCoMo −0.01)
+SAME_MEANING = 0.5  # two memories this near in meaning are about one subject (pairs of a changed fact: p25
+# 0.53; any two memories of one project: p99 0.52)
+WINDOW = 10  # the top hits where a newer memory about the same subject is put above the older
 Z_FOUND = 4.0  # the nearest memory this far above the rest answers when the words did not
 
 
@@ -60,6 +63,8 @@ def fuse(
             by_key.setdefault(key, x)
             order.append(x)
     if verdict.status == FOUND and items:
+        lexical = {id(x) for x in items}  # beside a sure answer, only what the model finds clearly near comes in
+        order = [x for x in order if id(x) in lexical or z_of.get(key_of(x.data), 0.0) > Z0]
         top = items[0].score or 1.0
         fused = {
             id(x): x.score + BONUS * top * max(0.0, z_of.get(key_of(x.data), 0.0) - Z0)
@@ -99,3 +104,27 @@ def _brought_in(s, key: str, as_of: str | None, level: int | None) -> Scored | N
     if level is not None and str(data.get("folder", "")).count("/") + (1 if data.get("folder") else 0) != level:
         return None
     return Scored(score=0.0, docnum=docnum, data=data, cand=Candidate(bm25=0.0, via="meaning"))
+
+
+def newer_first(items: list[Scored], vectors: dict) -> list[Scored]:
+    """A changed fact's newer memory above the older one, whether or not a correction links them:
+    of two top hits about the same subject in meaning (cosine ≥ `SAME_MEANING`), the newer (by its
+    date, else when saved) is moved just above the older, which carries a "may be outdated" notice.
+    Outdated memories are left where the corrections put them."""
+    out = list(items)
+    top = out[:WINDOW]
+    for i, old in enumerate(top):
+        va = vectors.get(key_of(old.data))
+        if va is None or old.data.get("status") == "outdated" or not when_of(old.data):
+            continue
+        for new in top[i + 1 :]:
+            vb = vectors.get(key_of(new.data))
+            if vb is None or when_of(new.data) <= when_of(old.data) or new.data.get("status") == "outdated":
+                continue
+            if old.cand.date != new.cand.date or float(va @ vb) < SAME_MEANING or float(va @ vb) > 0.999:
+                continue  # the question names the time of one of them; or the same text twice
+            old.newer = old.newer or new
+            out.remove(new)
+            out.insert(out.index(old), new)
+            break
+    return out

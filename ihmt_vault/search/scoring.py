@@ -65,7 +65,7 @@ def with_corrections(s, items: list[Scored], k: int, scopes: tuple[str, ...], as
     return corrections_first(items + missing_corrections(s, items[: max(k, 10)], scopes, as_of))
 
 
-def _when(data: dict) -> str:
+def when_of(data: dict) -> str:
     return data.get("date") or data.get("since") or ""
 
 
@@ -85,12 +85,12 @@ def newer_first(
         for x in top
     }
     for i, old in enumerate(top):
-        if old.data.get("status") == "outdated" or not _when(old.data):
+        if old.data.get("status") == "outdated" or not when_of(old.data):
             continue
         a = terms[id(old)]
         for new in top[i + 1 :]:
             b = terms[id(new)]
-            if not a or not b or a == b or _when(new.data) <= _when(old.data):
+            if not a or not b or a == b or when_of(new.data) <= when_of(old.data):
                 continue
             if old.cand.date != new.cand.date:  # the question names the time of one of them
                 continue
@@ -183,7 +183,7 @@ def make_hit(s, x: Scored, pq: ParsedQuery) -> Hit:
     folder = data.get("folder", "")
     notices = [outdated_notice(s, data)] if data.get("status") == "outdated" else []
     if x.newer is not None and not notices:
-        when = _when(x.newer.data)
+        when = when_of(x.newer.data)
         notices.append(f"may be outdated: {x.newer.data.get('id')}" + (f" ({when})" if when else ""))
     return Hit(
         id=data.get("id") or "",

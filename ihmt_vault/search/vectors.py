@@ -185,6 +185,13 @@ class VectorIndex:
         )
         self._seen_version = version
 
+    def of(self, keys: Sequence[str]) -> dict[str, Any]:
+        """The stored vectors of these keys (those it has)."""
+        with self._lock:
+            self._load()
+            where = {k: i for i, k in enumerate(self._keys)}
+            return {k: self._matrix[where[k]] for k in keys if k in where}
+
     def nearest(
         self,
         text: str,
