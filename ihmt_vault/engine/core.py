@@ -67,7 +67,10 @@ class Engine:
         self.gate = roles.Gate(self.repo)
         self._index = None
         self._recalls: Recalls | None = None
-        self._after_running = False  # an `after_commit` reaction's own commits raise no new event
+        self._after_running = False
+        self._warned: set[str] = (
+            set()
+        )  # why an optional part is off, once said  # an `after_commit` reaction's own commits raise no new event
         self._last_refresh = float("-inf")
         self._seen_head = ""  # HEAD at the last refresh: another process's commit triggers a new one
 
@@ -113,7 +116,8 @@ class Engine:
         model = found.get(name)
         why = "no such embedder" if model is None else (model.problem() if hasattr(model, "problem") else None)
         if why:
-            warnings.warn(f"ihmt: the {name} model is off ({why}); searching by words alone", stacklevel=2)
+            if why not in self._warned:  # one warning a cause: a ranker on the same model has said it already
+                warnings.warn(f"ihmt: the {name} model is off ({why}); searching by words alone", stacklevel=2)
             return None
         return model
 
@@ -137,6 +141,7 @@ class Engine:
             why = ranker.problem() if hasattr(ranker, "problem") else None
             if why:  # an optional part: search goes on without it, and says so once
                 warnings.warn(f"ihmt: the {name} ranker is off ({why}); searching by words alone", stacklevel=2)
+                self._warned.add(why)
                 continue
             out.append(ranker)
         return out

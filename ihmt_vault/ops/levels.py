@@ -177,7 +177,12 @@ def _every_title(
     by its title cut to share the budget — or None when they do not all fit."""
     shown = {r.id for r in pinned}
     groups = [("", t) for t in topics] + [(f"{name}:", t) for name, ts in mounts for t in ts]
-    rows = [(prefix, t, [r for r in t.newest if r.id not in shown]) for prefix, t in groups]
+
+    def ordered(t: TopicDigest) -> list[Row]:  # the most recalled first, as the detailed brief has them
+        first = [r for r, _n in t.recalled if r.id not in shown]
+        return first + [r for r in t.newest if r.id not in shown and r.id not in {x.id for x in first}]
+
+    rows = [(prefix, t, ordered(t)) for prefix, t in groups]
     listed = sum(len(rs) for _p, _t, rs in rows)
     if not listed or live > EVERY:  # above EVERY the digests hold only each topic's newest
         return None
