@@ -349,6 +349,27 @@ def test_memorytree_topics_core_archive_and_scores(vault, tmp_path):
     assert r.folders == {"preferences": 2, "archive/travel": 1}
 
 
+def test_memorytree_parent_topics_become_folders_holding_their_childrens(vault, tmp_path):
+    db = tmp_path / "mt/mindmap.db"
+    db.parent.mkdir()
+    conn = sqlite3.connect(db)
+    conn.executescript("""
+        CREATE TABLE nodes (id INTEGER PRIMARY KEY, topic TEXT, content TEXT, score REAL, last_access TEXT,
+            parent_id INTEGER, children_ids TEXT, is_core INTEGER, deleted INTEGER, deleted_at TEXT,
+            is_deep INTEGER, created_at TEXT);
+        INSERT INTO nodes VALUES (1, 'Python', 'Python is the team language.', 1, NULL, NULL, '[2]', 0, 0, NULL, 0,
+            '2025-11-01T10:00:00');
+        INSERT INTO nodes VALUES (2, 'asyncio', 'Use asyncio.TaskGroup, not gather.', 1, NULL, 1, '[3]', 0, 0, NULL, 0,
+            '2025-11-02T10:00:00');
+        INSERT INTO nodes VALUES (3, 'pitfalls', 'Never block the event loop.', 1, NULL, 2, '[]', 0, 0, NULL, 0,
+            '2025-11-03T10:00:00');
+    """)
+    conn.commit()
+    conn.close()
+    vault.import_file(db)
+    assert sorted(m["folder"] for m in vault.memories()) == ["python", "python/asyncio", "python/asyncio/pitfalls"]
+
+
 def test_hermes_memory_md_entries(vault, tmp_path):
     r = vault.import_file(make_hermes(tmp_path))
     assert r.importer == "hermes" and sorted(by_title(vault)) == [
