@@ -10,7 +10,7 @@ from ..search.result import SearchResult
 from ..storage import tree
 from ..storage.draft import check_date
 from . import mounts as mounts_op
-from .lifecycle import recent, restore
+from .lifecycle import restore
 from .mounts import Mounts
 
 
@@ -52,19 +52,17 @@ def search(
 
 
 def recalled_by_search(e: Engine, result):
-    """Count the search's answer as a recall. An answer from the archive recalled twice within the
-    idle allowance comes back to its folder (one `restore` commit; the answer says so)."""
+    """Count the search's answer as a recall. An answer from the archive comes back to its folder
+    at once, as MemoryTree's does (one `restore` commit; the answer says so): decayed is not forgotten."""
     if result.status != "found" or not result.hits or not result.hits[0].id:
         return result
     best = result.hits[0]
     e.recalls.record([best.id])
     if result.archived_fallback and best.folder.split("/")[0] == tree.ARCHIVE:
-        seen = e.recalls.all().get(best.id)
-        if seen and seen.count >= 2 and recent(seen.last, e.config.decay_idle_days):
-            try:
-                back = restore(e, best.id, why="recalled twice")
-            except Refused:  # a reader's search: the answer stays in the archive
-                return result
-            best.notices.append(f"Restored from the archive to {back.folder}/.")
-            best.path, best.folder = back.path, back.folder
+        try:
+            back = restore(e, best.id, why="recalled")
+        except Refused:  # a reader's search: the answer stays in the archive
+            return result
+        best.notices.append(f"Restored from the archive to {back.folder}/.")
+        best.path, best.folder = back.path, back.folder
     return result

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .. import clock
 from ..engine.core import Engine
 from ..errors import BadInput, Refused
 from ..results import ForgetReport
@@ -84,11 +83,6 @@ def show(e: Engine, id_or_path: str, source: str | None = None) -> Memory:
         back.notices.append(f"Restored from the archive to {back.folder}/.")
         return back
     return m
-
-
-def recent(stamp: str, days: int) -> bool:
-    at = clock.when(stamp)
-    return at is not None and (clock.now() - at).days <= max(1, days)
 
 
 def forget(
