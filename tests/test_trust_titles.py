@@ -66,3 +66,15 @@ def test_the_helpers():
     assert slugify("pay\u200bpal login") == "paypal-login"
     assert slugify("invoice \u202egpj.exe") == "invoice-gpj-exe"
     assert visible("naïve café 東京") == "naïve café 東京"  # visible text is left alone
+
+
+def test_a_title_typed_by_hand_with_invisible_characters_is_shown_without_them_in_its_summary(tmp_path):
+    from ihmt_vault import Vault
+
+    v = Vault.init(tmp_path / "v")
+    (v.root / "work").mkdir()
+    (v.root / "work" / "invoice.md").write_text('---\ntitle: "invoice \\u202egpj.exe"\n---\nPay it.\n')
+    v.maintenance.reconcile()
+    summary = (v.root / "work" / "index.md").read_text()
+    assert "invoice gpj.exe" in summary and "\u202e" not in summary
+    v.close()

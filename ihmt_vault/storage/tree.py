@@ -26,7 +26,7 @@ from whoosh.lang import stopwords_for_language
 from ..errors import BadInput
 from ..text import CJK_RUN, cjk_words, fold
 from . import clustering
-from .notes import WINDOWS_RESERVED, compose, shorten, slugify
+from .notes import WINDOWS_RESERVED, compose, shorten, slugify, visible
 from .sensitive import looks_like_credential
 
 ARCHIVE = "archive"
@@ -528,7 +528,8 @@ def render_summary(
                 tail = f" — {shorten(rest, 100)}" if rest else ""
                 lines.append(f"- {when}{link}{mark}{tail}")
     fields = {"generated": True, "title": title, "memories": total, "keywords": kws}
-    return compose(fields, "\n".join(lines) + "\n"), info
+    # a title a person typed by hand may hold bidi controls or zero-width characters: never in a summary
+    return compose(fields, visible("\n".join(lines) + "\n")), info
 
 
 STRONG = 1.6  # placement evidence: a word of the folder's name, or two of its distinctive keywords
