@@ -24,7 +24,7 @@ from conftest import git, hold_lock
 from ihmt_vault import Vault
 
 SCALE = int(os.environ.get("TORTURE_SCALE", "1"))
-N = 50 * SCALE
+N = 30 * SCALE  # saves per writer: enough for every pair of writers to meet at the lock many times
 
 LIB = textwrap.dedent("""
     import sys
