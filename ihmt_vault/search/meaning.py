@@ -25,7 +25,7 @@ from .candidates import Candidate
 from .decision import Decision
 from .postings import stored
 from .result import AMBIGUOUS, FOUND, NOT_FOUND
-from .scoring import Scored, as_of_view, when_of
+from .scoring import Scored, as_of_view, newer_above
 
 POOL = 50  # the meaning's candidates, at most
 RRF_K = 10  # small: the first ranks of each order count most (fused orders are short here)
@@ -66,10 +66,7 @@ def fuse(
         lexical = {id(x) for x in items}  # beside a sure answer, only what the model finds clearly near comes in
         order = [x for x in order if id(x) in lexical or z_of.get(key_of(x.data), 0.0) > Z0]
         top = items[0].score or 1.0
-        fused = {
-            id(x): x.score + BONUS * top * max(0.0, z_of.get(key_of(x.data), 0.0) - Z0)
-            for x in {id(x): x for x in [*items, *order]}.values()
-        }
+        fused = {id(x): x.score + BONUS * top * max(0.0, z_of.get(key_of(x.data), 0.0) - Z0) for x in [*items, *order]}
     else:
         fused = {}
         for rank, x in enumerate(items):
@@ -109,22 +106,13 @@ def _brought_in(s, key: str, as_of: str | None, level: int | None) -> Scored | N
 def newer_first(items: list[Scored], vectors: dict) -> list[Scored]:
     """A changed fact's newer memory above the older one, whether or not a correction links them:
     of two top hits about the same subject in meaning (cosine ≥ `SAME_MEANING`), the newer (by its
-    date, else when saved) is moved just above the older, which carries a "may be outdated" notice.
-    Outdated memories are left where the corrections put them."""
-    out = list(items)
-    top = out[:WINDOW]
-    for i, old in enumerate(top):
-        va = vectors.get(key_of(old.data))
-        if va is None or old.data.get("status") == "outdated" or not when_of(old.data):
-            continue
-        for new in top[i + 1 :]:
-            vb = vectors.get(key_of(new.data))
-            if vb is None or when_of(new.data) <= when_of(old.data) or new.data.get("status") == "outdated":
-                continue
-            if old.cand.date != new.cand.date or float(va @ vb) < SAME_MEANING or float(va @ vb) > 0.999:
-                continue  # the question names the time of one of them; or the same text twice
-            old.newer = old.newer or new
-            out.remove(new)
-            out.insert(out.index(old), new)
-            break
-    return out
+    date, else when saved) is moved just above the older, which carries a "may be outdated" notice
+    (`scoring.newer_above`). An outdated newer one is left where the corrections put it."""
+
+    def same_subject(old: Scored, new: Scored) -> bool:
+        va, vb = vectors.get(key_of(old.data)), vectors.get(key_of(new.data))
+        if va is None or vb is None or new.data.get("status") == "outdated":
+            return False
+        return SAME_MEANING <= float(va @ vb) <= 0.999  # above: the same text twice
+
+    return newer_above(items, WINDOW, same_subject, keep=True)

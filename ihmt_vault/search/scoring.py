@@ -9,6 +9,7 @@ stood that day: later memories are left out, and a memory corrected only later c
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from whoosh.query import Term
@@ -77,26 +78,37 @@ def newer_first(
     words, the smaller's measure), the newer is moved just above the older, which carries a "may
     be outdated" notice. Dateless memories, exact duplicates and a memory of the time the
     question names are left as they are."""
-    out = list(items)
-    top = out[:window]
     asked = set(pq.terms)
     terms = {
         id(x): analysis.term_set(f"{x.data.get('title') or ''} {x.data.get('body') or ''}", x.data.get("lang"))
-        for x in top
+        for x in items[:window]
     }
+
+    def same_subject(old: Scored, new: Scored) -> bool:
+        a, b = terms[id(old)], terms[id(new)]
+        return bool(a and b and a != b) and (a & asked) == (b & asked) and len(a & b) >= same * min(len(a), len(b))
+
+    return newer_above(items, window, same_subject)
+
+
+def newer_above(
+    items: list[Scored], window: int, same_subject: Callable[[Scored, Scored], bool], keep: bool = False
+) -> list[Scored]:
+    """Of two hits among the first `window` that `same_subject` says are about one subject, the
+    newer (its `when_of`) is moved just above the older, whose `newer` names it (with `keep`, a
+    `newer` already named stays). An outdated older memory, a dateless one, and a pair of which the
+    question names the time of one are left as they are."""
+    out = list(items)
+    top = out[:window]
     for i, old in enumerate(top):
         if old.data.get("status") == "outdated" or not when_of(old.data):
             continue
-        a = terms[id(old)]
         for new in top[i + 1 :]:
-            b = terms[id(new)]
-            if not a or not b or a == b or when_of(new.data) <= when_of(old.data):
+            if when_of(new.data) <= when_of(old.data) or old.cand.date != new.cand.date:
+                continue  # not newer; or the question names the time of one of them
+            if not same_subject(old, new):
                 continue
-            if old.cand.date != new.cand.date:  # the question names the time of one of them
-                continue
-            if (a & asked) != (b & asked) or len(a & b) < same * min(len(a), len(b)):
-                continue
-            old.newer = new
+            old.newer = (old.newer or new) if keep else new
             out.remove(new)
             out.insert(out.index(old), new)
             break
