@@ -107,19 +107,25 @@ class Engine:
     def embedder(self):
         """The vector index's model the settings name (`embedder`), from the plugins; None when the
         setting is empty or the model cannot load — then search goes by words alone, and says so once."""
-        name = self.config.embedder
-        if not name:
-            return None
-        from ..plugins import manager as plugins
-
-        found = plugins.embedders_by_name()
-        model = found.get(name)
-        why = "no such embedder" if model is None else (model.problem() if hasattr(model, "problem") else None)
+        model, why = self._embedder()
         if why:
             if why not in self._warned:  # one warning a cause: a ranker on the same model has said it already
-                warnings.warn(f"ihmt: the {name} model is off ({why}); searching by words alone", stacklevel=2)
+                warnings.warn(
+                    f"ihmt: the {self.config.embedder} model is off ({why}); searching by words alone", stacklevel=2
+                )
             return None
         return model
+
+    def _embedder(self) -> tuple[object | None, str | None]:
+        """(the model the `embedder` setting names, why it cannot serve); (None, None) when none is named."""
+        name = self.config.embedder
+        if not name:
+            return None, None
+        from ..plugins import manager as plugins
+
+        model = plugins.embedders_by_name().get(name)
+        why = "no such embedder" if model is None else (model.problem() if hasattr(model, "problem") else None)
+        return model, why
 
     @property
     def recalls(self) -> Recalls:
@@ -148,14 +154,8 @@ class Engine:
 
     def embedder_status(self) -> str:
         """The vector index's model: "active", "off: why", or "none" (the setting is empty)."""
-        name = self.config.embedder
-        if not name:
-            return "none"
-        from ..plugins import manager as plugins
-
-        model = plugins.embedders_by_name().get(name)
-        why = "no such embedder" if model is None else (model.problem() if hasattr(model, "problem") else None)
-        return f"off: {why}" if why else "active"
+        model, why = self._embedder()
+        return f"off: {why}" if why else "active" if model is not None else "none"
 
     def ranker_status(self) -> dict[str, str]:
         """Each ranker the settings name: "active", or "off: why"."""
