@@ -308,8 +308,9 @@ class SearchIndex:
         A folder summary whose searchable text is what the index already holds (a count changed,
         say) is not rewritten. Returns the number of documents written."""
         with self._lock:
-            prior = _token(self.state() or {})
-            known = dict((self._read_state_file() or {}).get("sums") or {})
+            recorded = self._read_state_file()  # read once: the state before this change, and its summaries' hashes
+            prior = _token(recorded if recorded is not None and windex.exists_in(str(self.dir)) else {})
+            known = dict((recorded or {}).get("sums") or {})
             todo, changed = [], []
             for doc in upserts or []:
                 f = fields_of(doc)
