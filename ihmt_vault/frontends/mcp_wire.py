@@ -63,43 +63,43 @@ TOO_LARGE = {
 }
 
 
-def judge(line: bytes) -> tuple[str | None, dict | None]:
-    """(the message to pass on, or None; the error to answer, or None) for one line of input."""
+def judge(line: bytes) -> tuple[str | None, dict | None, str]:
+    """(the message to pass on, or None; the error to answer, or None; the method it names, or "")
+    for one line of input."""
     if len(line) > MAX_MESSAGE:
-        return None, TOO_LARGE
+        return None, TOO_LARGE, ""
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
-        return None, error(None, PARSE_ERROR, "message is not UTF-8 text")
+        return None, error(None, PARSE_ERROR, "message is not UTF-8 text"), ""
     if not text.strip():
-        return None, None
+        return None, None, ""
     if not _depth_ok(text):
-        return None, error(None, INVALID_REQUEST, f"message nested deeper than {MAX_DEPTH} levels")
+        return None, error(None, INVALID_REQUEST, f"message nested deeper than {MAX_DEPTH} levels"), ""
     try:
         msg = json.loads(text)
     except (ValueError, RecursionError):
-        return None, error(None, PARSE_ERROR, "message is not valid JSON")
+        return None, error(None, PARSE_ERROR, "message is not valid JSON"), ""
     if isinstance(msg, list):
-        return None, error(None, INVALID_REQUEST, "batches are not supported: send one message per line")
+        return None, error(None, INVALID_REQUEST, "batches are not supported: send one message per line"), ""
     if not isinstance(msg, dict):
-        return None, error(None, INVALID_REQUEST, "a message is a JSON object")
+        return None, error(None, INVALID_REQUEST, "a message is a JSON object"), ""
     has_id = "id" in msg
     ident = msg.get("id") if has_id and _valid_id(msg.get("id")) else None
     if has_id and not _valid_id(msg.get("id")):
-        return None, error(None, INVALID_REQUEST, "id must be a string or a number")
+        return None, error(None, INVALID_REQUEST, "id must be a string or a number"), ""
     if msg.get("jsonrpc") != "2.0":
-        return None, error(ident, INVALID_REQUEST, 'jsonrpc must be "2.0"') if has_id else None
+        return None, (error(ident, INVALID_REQUEST, 'jsonrpc must be "2.0"') if has_id else None), ""
     if "method" in msg:
         if not isinstance(msg["method"], str) or not msg["method"]:
-            return None, error(ident, INVALID_REQUEST, "method must be a string") if has_id else None
+            return None, (error(ident, INVALID_REQUEST, "method must be a string") if has_id else None), ""
         if "params" in msg and not isinstance(msg["params"], dict):
-            return None, error(ident, INVALID_PARAMS, "params must be an object") if has_id else None
-        return text, None
+            return None, (error(ident, INVALID_PARAMS, "params must be an object") if has_id else None), ""
+        return text, None, msg["method"]
     if has_id and ("result" in msg or "error" in msg):
-        return text, None  # a response to one of the server's own requests
-    return None, error(
-        ident, INVALID_REQUEST, "a request needs a method" if has_id else "not a request, a notification or a response"
-    )
+        return text, None, ""  # a response to one of the server's own requests
+    why = "a request needs a method" if has_id else "not a request, a notification or a response"
+    return None, error(ident, INVALID_REQUEST, why), ""
 
 
 def error(ident, code: int, message: str) -> dict:
@@ -144,12 +144,12 @@ class Wire:
 
     def _read(self) -> None:
         for line in _lines(self.real_in, MAX_MESSAGE):
-            text, answer = judge(line.rstrip(b"\r")) if line is not None else (None, TOO_LARGE)
+            text, answer, method = judge(line.rstrip(b"\r")) if line is not None else (None, TOO_LARGE, "")
             if answer is not None:
                 self.send(answer)
             if text is not None:
                 if self.on_method is not None:
-                    self.on_method(_method(text))
+                    self.on_method(method)
                 try:
                     _write_all(self.to_sdk, text.encode("utf-8") + b"\n")
                 except OSError:
@@ -165,14 +165,6 @@ class Wire:
                 self.send(line)
             elif line.strip():
                 os.write(2, line + b"\n")
-
-
-def _method(text: str) -> str:
-    try:
-        method = json.loads(text).get("method")
-    except (ValueError, AttributeError):
-        return ""
-    return method if isinstance(method, str) else ""
 
 
 def _write_all(fd: int, data: bytes) -> None:
