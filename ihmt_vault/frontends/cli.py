@@ -868,7 +868,8 @@ def site_build(v, as_json, out, with_archive, for_web):
 @click.option("--open", "open_browser", is_flag=True, help="Open the site in a browser.")
 def site_serve(v, as_json, addr, with_archive, open_browser):
     """Serve the vault's site locally with live reload (Ctrl-C stops); edits to memories show up; its search box also
-    asks the vault's own search (and a Diagnose page shows the whole answer)."""
+    asks the vault's own search (and a Diagnose page shows the whole answer); its Set up page shows the agents
+    connected and the vault's health, with the commands that fix what is missing."""
     from . import site as site_lib
 
     site_lib.serve_site(v, addr, with_archive=with_archive, open_browser=open_browser)

@@ -9,10 +9,12 @@
 
 `on_config` prepares a staging docs folder from the vault (`site.prepare`) and points mkdocs at it;
 `on_page_markdown` turns wikilinks into links and front matter into a header with badges; `on_nav`
-puts the generated Timeline and Recent changes after the topics. Under `mkdocs serve` (`ihmt site
-serve`) the server also answers `_ihmt/search` with the vault's own search (`site.search_app`),
-which the site's search box and its Diagnose page ask; a static build keeps Material's client-side
-search only. Loaded by mkdocs only (never by the storage modules). The work itself is in `site.py`.
+puts the generated pages (Set up, Diagnose, Timeline, Recent changes) after the topics;
+`on_post_page` puts the screens' bar and the language switch (`site.screens_bar`, `static/gui.js`)
+on every page. Under `mkdocs serve` (`ihmt site serve`) the server also answers `_ihmt/search` with
+the vault's own search (`site.search_app`), which the site's search box and its Diagnose page ask,
+and `_ihmt/setup` (the Set up screen); a static build keeps Material's client-side search only.
+Loaded by mkdocs only (never by the storage modules). The work itself is in `site/`.
 
 Memory text is untrusted. Material puts `page.title`, `page.meta.*` and nav titles into its HTML as
 they are, so they are set here to escaped text (`on_page_markdown`, `on_nav`) and a page's front
@@ -60,6 +62,8 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
             None  # the served search's own Vault (its requests run in other threads)
         )
         self._search_lock = threading.Lock()
+        self._urls: dict[str, str] = {}  # generated page -> its URL (on_files)
+        self._home = ""
 
     def on_startup(self, *, command, dirty):
         self._serving = command == "serve"
@@ -90,8 +94,10 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
         config.mdx_configs.setdefault("pymdownx.tilde", {}).setdefault("subscript", False)
         if site.CSS not in config.extra_css:
             config.extra_css.append(site.CSS)
-        if self._serving and site.SEARCH_JS not in [str(j) for j in config.extra_javascript]:
-            config.extra_javascript.append(site.SEARCH_JS)
+        scripts = [site.GUI_JS] + ([site.SEARCH_JS] if self._serving else [])  # gui.js first: search.js asks it
+        for js in scripts:
+            if js not in [str(j) for j in config.extra_javascript]:
+                config.extra_javascript.append(js)
         # Material marks a page in the navigation by its front matter `status` (our stylesheet draws them).
         config.extra["status"] = {**site.NAV_STATUS, **(config.extra.get("status") or {})}
         toc = config.mdx_configs.get("toc", {})
@@ -120,20 +126,33 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
                 self._answer,
                 getattr(server, "mount_path", "/"),
                 site.loopback_only(str(server.server_address[0])),
+                self._setup,
             )
         )
         return server
 
-    def _answer(self, query: str, clue: str | None) -> dict:
-        """One search of the served site (requests come one at a time, each in a thread of its own)."""
+    def _served_vault(self) -> site.Vault:
+        """The served endpoints' own Vault (their requests run in threads of their own; call it holding
+        `_search_lock`)."""
         source = self.source
         assert source is not None  # on_config staged the docs before the server answers
+        if self._search_vault is None or self._search_vault.root != source.vault:
+            if self._search_vault is not None:
+                self._search_vault.close()
+            self._search_vault = site.Vault.open(source.vault)
+        return self._search_vault
+
+    def _answer(self, query: str, clue: str | None) -> dict:
+        """One search of the served site (requests come one at a time, each in a thread of its own)."""
         with self._search_lock:
-            if self._search_vault is None or self._search_vault.root != source.vault:
-                if self._search_vault is not None:
-                    self._search_vault.close()
-                self._search_vault = site.Vault.open(source.vault)
-            return site.search_answer(self._search_vault, source.links, query, clue)
+            assert self.source is not None
+            return site.search_answer(self._served_vault(), self.source.links, query, clue)
+
+    def _setup(self) -> dict:
+        """What the served Set up screen shows (`site.setup_answer`): read-only, one request at a time."""
+        with self._search_lock:
+            assert self.source is not None
+            return site.setup_answer(self._served_vault(), self.source.links)
 
     # -- pages ------------------------------------------------------------------------------------
     def on_nav(self, nav, config, files):
@@ -223,6 +242,38 @@ class IhmtPlugin(BasePlugin[IhmtConfig]):
         if "title" not in page.meta and page.title:  # a title mkdocs took from the rendered <h1>
             page.meta["title"] = site.html_text(page.title)
         return html
+
+    def on_files(self, files, config):
+        """Where each generated page ends up (its URL), for the screens' bar."""
+        generated = self.source.generated
+        self._urls = {f.src_uri: f.url for f in files if f.src_uri in generated}
+        self._home = next((f.url for f in files if f.src_uri == "index.md"), "")
+        return files
+
+    def on_post_page(self, output, page, config):
+        """The screens' bar (Set up, Explore, Diagnose, Timeline) and the language switch on top of
+        every page: our own HTML, holding no memory text."""
+        from mkdocs.utils import get_relative_url
+
+        generated = self.source.generated
+        kinds = {site.page_kind(src, generated): url for src, url in self._urls.items()}
+        here = page.url
+        hrefs = {"explore": get_relative_url(self._home, here)}
+        for name, kind in site.SCREENS:
+            if kind and kind in kinds:
+                hrefs[name] = get_relative_url(kinds[kind], here)
+        titles = {
+            get_relative_url(url, here): site.PAGE_TITLES[kind] for kind, url in kinds.items() if kind is not None
+        }
+        bar = site.screens_bar(hrefs, site.screen_of(page.file.src_uri, generated), titles)
+        anchor = '<div class="md-container" data-md-component="container">'
+        if anchor in output:
+            return output.replace(anchor, anchor + bar, 1)
+        head, sep, rest = output.partition("<body")
+        if not sep:
+            return output
+        tag_end = rest.find(">") + 1
+        return head + sep + rest[:tag_end] + bar + rest[tag_end:]
 
     def on_post_build(self, config):
         if self.broken:

@@ -1,4 +1,8 @@
-"""The pages the site adds: the header above each memory, the Timeline, Recent changes and Diagnose."""
+"""The pages the site adds: the header above each memory, the Timeline, Recent changes, Diagnose and Set up.
+
+Their interface words are marks (`strings.mark`), which the site's script shows in the chosen language;
+what they quote from memories is escaped text (`md_text`), never marked.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,9 @@ from ...vault import Vault
 from .links import Links, href, name_key
 from .markup import md_text
 from .publishing import Entry, under_private
+from .strings import TOKEN, mark
 
-TIMELINE, CHANGES, DIAGNOSE = "timeline.md", "recent-changes.md", "diagnose.md"
+TIMELINE, CHANGES, DIAGNOSE, SETUP = "timeline.md", "recent-changes.md", "diagnose.md", "setup.md"
 CHANGES_SHOWN = 100
 # Navigation marks (Material's page status): tooltips; the icons are in static/site.css.
 NAV_STATUS = {
@@ -47,7 +52,11 @@ def page_header(e: Entry, links: Links) -> str:
     if old:
         lines.append("Corrects " + ", ".join(f"[{md_text(o.title)}]({href(o.path, e.path)})" for o in old) + ".")
     body = "\n\n".join(x for x in lines if x)
-    return f'<div class="ihmt-header" markdown>\n\n{body}\n\n</div>\n\n' if body else ""
+    if not body:
+        return ""
+    # data-ihmt-h marks the header as ours: the site's script shows its badges' words and "Corrects" in
+    # the chosen language (a memory's own look-alike carries no token, so it keeps its words)
+    return f'<div class="ihmt-header" markdown>\n\n{body}<span data-ihmt-h="{TOKEN}"></span>\n\n</div>\n\n'
 
 
 def timeline_page(v: Vault, links: Links, here: str = TIMELINE) -> str:
@@ -59,8 +68,12 @@ def timeline_page(v: Vault, links: Links, here: str = TIMELINE) -> str:
             m = links.published(said.memory_id)
             if not m or not said.valid_from:
                 continue
-            was = f" (was {md_text(shown_before)})" if shown_before is not None and shown_before != said.value else ""
-            until = f", until {md_text(said.valid_to)}" if said.valid_to else ""
+            was = (
+                f" ({mark('timeline.was')} {md_text(shown_before)})"
+                if shown_before is not None and shown_before != said.value
+                else ""
+            )
+            until = f", {mark('timeline.until')} {md_text(said.valid_to)}" if said.valid_to else ""
             events.append(
                 (
                     said.valid_from,
@@ -75,18 +88,25 @@ def timeline_page(v: Vault, links: Links, here: str = TIMELINE) -> str:
         if e.hidden or not e.supersedes or not e.date:
             continue
         old = [o for o in (links.published(i) for i in e.supersedes) if o]
-        what = ", ".join(f"[{md_text(o.title)}]({href(o.path, here)})" for o in old) or "an unpublished memory"
-        events.append((e.date, 0, f"**correction**: [{md_text(e.title)}]({href(e.path, here)}) supersedes {what}"))
+        what = ", ".join(f"[{md_text(o.title)}]({href(o.path, here)})" for o in old) or mark("timeline.unpublished")
+        events.append(
+            (
+                e.date,
+                0,
+                f"**{mark('timeline.correction')}**: [{md_text(e.title)}]({href(e.path, here)}) "
+                f"{mark('timeline.supersedes')} {what}",
+            )
+        )
     lines = [
         "---",
         "title: Timeline",
         "---",
-        "# Timeline",
+        f"# {mark('timeline.title')}",
         "",
-        "Facts and corrections over time, newest first. An old value stays in its memory, marked OUTDATED.",
+        f'<p class="ihmt-intro">{mark("timeline.intro")}</p>',
     ]
     if not events:
-        lines += ["", "No dated facts or corrections yet."]
+        lines += ["", f"<p>{mark('timeline.empty')}</p>"]
     year = None
     for date, _, text in sorted(events, key=lambda x: (x[0], -x[1], x[2]), reverse=True):
         if date[:4] != year:
@@ -104,12 +124,11 @@ def changes_page(v: Vault, links: Links, here: str = CHANGES, limit: int = CHANG
         "---",
         "title: Recent changes",
         "---",
-        "# Recent changes",
+        f"# {mark('changes.title')}",
         "",
-        f"The vault's latest operations (up to {limit}), newest first, from its git log: what changed, "
-        "which operation and which agent.",
+        f'<p class="ihmt-intro">{mark("changes.intro", n=limit)}</p>',
         "",
-        "| when | operation | agent | what |",
+        "| " + " | ".join(mark(f"changes.{k}") for k in ("when", "operation", "agent", "what")) + " |",
         "|---|---|---|---|",
     ]
     for c in v.history.changes(limit=limit):
@@ -122,8 +141,8 @@ def changes_page(v: Vault, links: Links, here: str = CHANGES, limit: int = CHANG
             or name_key(subject.partition(": ")[2]) in private_titles
             or any(under_private(p, links.private_dirs) for p in paths)
         ):  # a change in a private folder
-            subject, entries = "a private memory", []
-        what = md_text(subject)
+            subject, entries = "", []
+        what = md_text(subject) if subject else mark("changes.private")
         shown = [e for e in entries if e is not None and not e.hidden]
         if shown:
             what += " — " + ", ".join(f"[{md_text(e.title)}]({href(e.path, here)})" for e in shown)
@@ -138,14 +157,29 @@ def diagnose_page(v: Vault, links: Links, here: str = DIAGNOSE) -> str:
             "---",
             "title: Diagnose a search",
             "---",
-            "# Diagnose a search",
+            f"# {mark('diagnose.title')}",
             "",
-            "The vault's own search, as an agent's `search_memory` asks it: the answer's status (found, "
-            "ambiguous, not found) and how sure it is, each hit's path from the root, its score and how it was "
-            "reached, and the notices (OUTDATED, corrections). Only a site served by `ihmt site serve` has it; "
-            "its search box shows the same answer above the site's own results.",
+            f'<p class="ihmt-intro">{mark("diagnose.intro")}</p>',
             "",
             '<div id="ihmt-diagnose"></div>',
+            "",
+        ]
+    )
+
+
+def setup_page(v: Vault, links: Links, here: str = SETUP) -> str:
+    """The Set up screen (served sites only): static/search.js fills it in from `_ihmt/setup`
+    (`screens.setup_answer`): the agents connected to the vault, its health, the commands that fix."""
+    return "\n".join(
+        [
+            "---",
+            "title: Set up",
+            "---",
+            f"# {mark('setup.title')}",
+            "",
+            f'<p class="ihmt-intro">{mark("setup.intro")}</p>',
+            "",
+            f'<div id="ihmt-setup"><p>{mark("setup.loading")}</p></div>',
             "",
         ]
     )

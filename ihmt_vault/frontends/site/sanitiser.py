@@ -4,13 +4,16 @@ Memory text is untrusted (agents copy it from web pages and logs): every title, 
 from a memory is escaped where it is placed (`markup`), each page's HTML is sanitised here (`sanitize`),
 and a page's front matter reaches the theme only as an escaped title, tags and our status. A vault setting
 `site_raw_html = true` turns off the sanitiser only (for a person's own, offline site). nh3 is imported
-when a page is first cleaned.
+when a page is first cleaned. The interface's marks (`data-ihmt-t`, `data-ihmt-h`, see `strings`) are kept
+only when they carry this process's token, which is stripped: a memory's HTML cannot make one.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+
+from . import strings
 
 # What a page's HTML may hold: what Python-Markdown, the extensions Material documents (admonitions,
 # details, footnotes, tables, task lists, tabs, highlighting, emoji as inline SVG, abbreviations, math)
@@ -86,7 +89,7 @@ SAFE_TAGS = {
     "wbr",
 }
 SAFE_ATTRIBUTES = {
-    "*": {"id", "class", "title", "lang", "dir"},
+    "*": {"id", "class", "title", "lang", "dir", "data-ihmt-t", "data-ihmt-v", "data-ihmt-h"},  # see strings
     "a": {"href", "name"},  # name: Pygments' line anchors
     "img": {"src", "alt", "width", "height", "loading"},
     "th": {"align", "colspan", "rowspan", "style"},
@@ -116,6 +119,12 @@ _THEME_IDS = ("__tabbed_", "__codelineno-")  # ids pymdownx generates itself
 
 
 def _attribute_filter(tag: str, attr: str, value: str) -> str | None:
+    if attr == "data-ihmt-t":  # the interface's words (strings.mark): only with this process's token
+        return strings.key_of(value)
+    if attr == "data-ihmt-h":  # a memory's header (pages.page_header): its badges' words are the interface's
+        return "1" if strings.is_token(value) else None
+    if attr == "data-ihmt-v":
+        return value if value.isdigit() else None
     if attr == "class":
         # Material's own `md-*` classes (drawers, dialogs, the header) would let a memory dress up as the
         # site's interface; a class is otherwise only style.

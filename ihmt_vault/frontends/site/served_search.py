@@ -1,6 +1,7 @@
-"""The vault's own search on a site `ihmt site serve` serves: the answer, the endpoint, the Host check.
+"""The vault's own search on a site `ihmt site serve` serves: the answer, the endpoints, the Host check.
 
-`static/search.js` asks the endpoint from the search box and the Diagnose page.
+`static/search.js` asks the search endpoint from the search box and the Diagnose page, and the Set up
+endpoint (`screens.setup_answer`) from the Set up screen.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ...vault import Vault
 from .links import Links
 
 SEARCH_PATH = "_ihmt/search"  # the endpoint, under the site's mount path
+SETUP_PATH = "_ihmt/setup"  # the Set up screen's, answered only by a server bound to localhost
 
 
 def _page_url(path: str) -> str:
@@ -100,13 +102,16 @@ def loopback_only(bound_host: str):
     return ok
 
 
-def search_app(app, answer, mount_path: str = "/", host_ok=None):
+def search_app(app, answer, mount_path: str = "/", host_ok=None, setup=None):
     """A WSGI app answering GET `<mount>/_ihmt/search?q=...&clue=...` with `answer(q, clue)` as JSON
-    (a `VaultError` becomes {"error": ...}, 400), and passing every other request to `app`."""
+    (a `VaultError` becomes {"error": ...}, 400), GET `<mount>/_ihmt/setup` with `setup()` (only when
+    bound to localhost, `host_ok` given: it names this machine's agents and files), and passing every
+    other request to `app`."""
     import json
     from urllib.parse import parse_qs
 
     route = mount_path.rstrip("/") + "/" + SEARCH_PATH
+    setup_route = mount_path.rstrip("/") + "/" + SETUP_PATH
 
     def reply(start_response, status: str, data: dict):
         body = json.dumps(data, ensure_ascii=False).encode("utf-8")
@@ -122,12 +127,20 @@ def search_app(app, answer, mount_path: str = "/", host_ok=None):
         return [body]
 
     def wsgi(environ, start_response):
-        if environ.get("PATH_INFO", "") != route:
+        path = environ.get("PATH_INFO", "")
+        if path not in (route, setup_route):
             return app(environ, start_response)
         if host_ok is not None and not host_ok(environ.get("HTTP_HOST", "")):
             return reply(start_response, "403 Forbidden", {"error": "this server answers only to localhost"})
         if environ.get("REQUEST_METHOD", "GET") != "GET":
             return reply(start_response, "405 Method Not Allowed", {"error": "use GET"})
+        if path == setup_route:
+            if setup is None or host_ok is None:
+                return reply(start_response, "403 Forbidden", {"error": "Set up is shown only on localhost"})
+            try:
+                return reply(start_response, "200 OK", setup())
+            except VaultError as e:
+                return reply(start_response, "400 Bad Request", {"error": str(e)})
         args = parse_qs(environ.get("QUERY_STRING", ""), max_num_fields=10)
         query, clue = ((args.get(k) or [""])[0][:500] for k in ("q", "clue"))
         try:

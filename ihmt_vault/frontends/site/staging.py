@@ -23,20 +23,23 @@ from ...storage import notes, tree
 from ...vault import Vault
 from .links import Links, file_names, referenced
 from .markup import md_text, safe_line
-from .pages import CHANGES, DIAGNOSE, TIMELINE, changes_page, diagnose_page, timeline_page
+from .pages import CHANGES, DIAGNOSE, SETUP, TIMELINE, changes_page, diagnose_page, setup_page, timeline_page
 from .publishing import ATTACHMENTS, active_svg, read_entries, safe_file, scan_files
+from .strings import mark, table_json
 
 SOURCE_DIR = ".ihmt/cache/site-src"  # generated mkdocs.yml + docs/ (the staging docs folder)
 CSS = "_ihmt/site.css"  # static/site.css, where the site's pages ask for it
-SEARCH_JS = "_ihmt/search.js"  # served sites only: static/search.js, the vault's own search
+SEARCH_JS = "_ihmt/search.js"  # served sites only: static/search.js, the vault's own search and Set up
+GUI_JS = "_ihmt/gui.js"  # every site: static/gui.js, the screens' bar and the interface's language
 
 
 @cache
 def static(name: str) -> str:
     """A file of the package's `static/` folder, as written into every site: `site.css` (memory headers,
-    badges, link marks, the search answer) or `search.js` (served sites: the vault's answer above the
-    search box's results, and the Diagnose page). The script puts what memories say into the page as
-    text (textContent), never as HTML."""
+    badges, link marks, the screens' bar, the search answer), `gui.js` (every site: the language switch,
+    the interface's words in the chosen language) or `search.js` (served sites: the vault's answer above
+    the search box's results, the Diagnose and Set up screens). The scripts put what memories say into
+    the page as text (textContent), never as HTML."""
     # package data, not a path beside this file: the package may be installed in a zip
     return (package_files(__package__) / "static" / name).read_text(encoding="utf-8")
 
@@ -106,6 +109,9 @@ def _summaries(v: Vault, rows: list[dict], links_by_id) -> tuple[dict[str, str],
             title = v.config.title
         subs = [infos[k] for k in sorted(kids[folder]) if k in infos]
         text, info = tree.render_summary(folder, md_text(title), by_folder.get(folder, []), subs, links_by_id)
+        if not folder:  # the home page is the Explore screen: its words under the vault's title
+            head, sep, rest = text.partition("\n")
+            text = f'{head}{sep}\n<p class="ihmt-intro">{mark("explore.intro")}</p>\n{rest}'
         infos[folder] = info
         pages[index] = text
         titles[folder] = title  # as written: the plugin escapes it for the navigation
@@ -169,7 +175,9 @@ def prepare(
     links = Links(entries, titles, assets, private_dirs)
     top = {p.split("/")[0] for p in files}
     generated = []
-    pages = [(TIMELINE, timeline_page), (CHANGES, changes_page)] + ([(DIAGNOSE, diagnose_page)] if serving else [])
+    # In the sidebar after the topics, in the screens' order (Set up and Diagnose: served sites only).
+    served = [(SETUP, setup_page), (DIAGNOSE, diagnose_page)] if serving else []
+    pages = served + [(TIMELINE, timeline_page), (CHANGES, changes_page)]
     for name, render in pages:
         stem = name[:-3]
         while f"{stem}.md" in files or stem in top:  # a topic folder of the same name keeps its URL
@@ -177,6 +185,7 @@ def prepare(
         files[f"{stem}.md"] = render(v, links, f"{stem}.md").encode()
         generated.append(f"{stem}.md")
     files[CSS] = static("site.css").encode()
+    files[GUI_JS] = static("gui.js").replace("/*STRINGS*/ null", table_json()).encode()
     if serving:  # the Diagnose page keeps its URL even when a topic took its name
         diagnose = next(g for g in generated if g.endswith(DIAGNOSE))[:-3] + "/"
         files[SEARCH_JS] = static("search.js").replace('"diagnose/"', '"' + quote(diagnose) + '"').encode()
