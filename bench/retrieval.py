@@ -98,6 +98,26 @@ class Flat:
         return [self.ids[i] for i, _ in best], None, None
 
 
+class FlatMeaning:
+    """The flat embedding baseline: every memory's saved text embedded by the same model, ranked
+    by cosine alone (no words, no tree)."""
+
+    def __init__(self, mems):
+        self.ids = [m["id"] for m in mems]
+        self.model = embedder() or _wordllama()
+        self.matrix = self.model.embed([f"{m['speaker']}: {m['text']}" for m in mems])
+
+    def search(self, q):
+        sims = self.matrix @ self.model.embed([q])[0]
+        return [self.ids[i] for i in (-sims).argsort()[:K]], None, None
+
+
+def _wordllama():
+    from ihmt_vault.plugins import manager as plugins
+
+    return plugins.embedders_by_name()["wordllama"]
+
+
 def embedder():
     """The model the vector index uses (`--embedder`; None: words alone)."""
     from ihmt_vault.plugins import manager as plugins
@@ -211,7 +231,7 @@ def run_set(name: str, tmp: Path) -> dict:
     convs = sorted({m["conv"] for m in mems})
     # MADial: one report per language; the others: one report over every conversation/user
     part = (lambda c: f"{name}-{c.split('-')[0]}") if name == "madial" else (lambda c: name)
-    rows: dict[str, dict[str, list]] = collections.defaultdict(lambda: {"flat": [], "ihmt": []})
+    rows: dict[str, dict[str, list]] = collections.defaultdict(lambda: {"flat": [], "meaning": [], "ihmt": []})
     for conv in convs:
         ms = [m for m in mems if m["conv"] == conv]
         qq = [q for q in qs if q["conv"] == conv]
@@ -220,7 +240,8 @@ def run_set(name: str, tmp: Path) -> dict:
 
         today = dt.date.fromisoformat(last)  # "now" is just after the last session
         ours = AsAgents if LAYOUT[0] == "agents" else Ours
-        for en, eng in (("flat", Flat(ms)), ("ihmt", ours(ms, tmp / name / conv.replace("/", "_"), today))):
+        engines = (("flat", Flat(ms)), ("meaning", FlatMeaning(ms)), ("ihmt", ours(ms, tmp / name / conv.replace("/", "_"), today)))
+        for en, eng in engines:
             rows[part(conv)][en] += evaluate(eng, qq)
     return {p: {en: summarize(r, cats) for en, r in v.items()} for p, v in rows.items()}
 
@@ -228,14 +249,14 @@ def run_set(name: str, tmp: Path) -> dict:
 def table(results: dict) -> str:
     lines = []
     for part, res in results.items():
-        f, i = res["flat"], res["ihmt"]
+        f, m, i = res["flat"], res["meaning"], res["ihmt"]
         d = i["recall@10"] - f["recall@10"]
         want = TARGETS.get(part)
         lines.append(f"\n== {part} (n={i['n']}) ==")
-        lines.append(f"{'':<16}{'flat':>8}{'ihmt':>8}{'Δ':>8}")
+        lines.append(f"{'':<16}{'flat':>8}{'meaning':>8}{'ihmt':>8}{'Δ flat':>8}")
         for key in [k for k in f if k not in ("n", "p50_ms")]:
-            lines.append(f"{key:<16}{f[key]:>8.3f}{i[key]:>8.3f}{i[key] - f[key]:>+8.3f}")
-        lines.append(f"{'p50 ms':<16}{f['p50_ms']:>8.2f}{i['p50_ms']:>8.2f}")
+            lines.append(f"{key:<16}{f[key]:>8.3f}{m[key]:>8.3f}{i[key]:>8.3f}{i[key] - f[key]:>+8.3f}")
+        lines.append(f"{'p50 ms':<16}{f['p50_ms']:>8.2f}{m['p50_ms']:>8.2f}{i['p50_ms']:>8.2f}")
         lines.append(
             f"ihmt median tokens {i['median_tokens']}, ambiguous+not-found {100 * i['undecided']:.1f}%"
             + (f"; target Δr@10 ≥ +{want:.2f}: {'ok' if d >= want else 'MISSED'}" if want else "")

@@ -5,12 +5,13 @@ not they share a word with it. How much it may move the lexical ranking depends 
 words are (measured on LoCoMo, MADial and paraphrase-dev, whose questions share at most one word
 with their answers):
 
-- the words found an answer (`FOUND`): their order stands, and a memory the model finds clearly
+- the words found an answer (`FOUND`) holding at least `SURE_COVERAGE` of the question: their order stands, and a memory the model finds clearly
   nearer than the rest (its cosine `Z0` standard deviations above the vault's) gains a little
   (`BONUS` of the best lexical score per standard deviation beyond it) — the model breaks ties and
   lifts what the words half found; on dialogue, where a small static model judges poorly, it
   cannot overturn a clear lexical answer;
-- the words found nothing sure (`NOT_FOUND`, `AMBIGUOUS`): reciprocal-rank fusion of the two
+- the words found nothing sure (`NOT_FOUND`, `AMBIGUOUS`, or an answer holding less of the
+  question: a question in other words shares one word with its answer, if any): reciprocal-rank fusion of the two
   orders with the meaning weighted `VECTOR_WEIGHT` (Cormack et al. 2009, k = `RRF_K`), so a
   memory the words missed can be the answer; and when the nearest memory stands `Z_FOUND`
   standard deviations above the rest, the answer is found by meaning, not NOT FOUND.
@@ -35,6 +36,8 @@ BONUS = 0.05  # ... and each one beyond adds this share of the best lexical scor
 SAME_MEANING = 0.5  # two memories this near in meaning are about one subject (pairs of a changed fact: p25
 # 0.53; any two memories of one project: p99 0.52)
 WINDOW = 10  # the top hits where a newer memory about the same subject is put above the older
+SURE_COVERAGE = 0.4  # a lexical answer holding less of the question's words is fused as an unsure one
+# (measured as agents save: paraphrase-dev 0.675 → 0.738, LoCoMo 0.669 → 0.674, MADial en 0.882 → 0.921)
 Z_FOUND = 4.0  # the nearest memory this far above the rest answers when the words did not
 
 
@@ -62,7 +65,7 @@ def fuse(
         if x is not None:
             by_key.setdefault(key, x)
             order.append(x)
-    if verdict.status == FOUND and items:
+    if verdict.status == FOUND and items and verdict.coverage >= SURE_COVERAGE:
         lexical = {id(x) for x in items}  # beside a sure answer, only what the model finds clearly near comes in
         order = [x for x in order if id(x) in lexical or z_of.get(key_of(x.data), 0.0) > Z0]
         top = items[0].score or 1.0
