@@ -379,6 +379,7 @@ def test_project_scope_names_no_vault_outside_the_project_and_says_how_to_find_i
     assert json.loads((project / ".gemini/settings.json").read_text())["mcpServers"]["ihmt"] == {
         "command": "ihmt",
         "args": ["mcp"],
+        "timeout": agents.GEMINI_TIMEOUT_MS,
     }
     assert f"next: On this machine, set IHMT_VAULT={tmp_path / 'elsewhere'} where the agent starts" in r.output
     assert (

@@ -27,7 +27,10 @@ a project server, trusting a folder...).
 Formats checked against each agent's documentation (2026): Claude Code `~/.claude.json` /
 `.mcp.json` `mcpServers`; Cursor `~/.cursor/mcp.json` / `.cursor/mcp.json` `mcpServers`; Claude
 Desktop `claude_desktop_config.json` `mcpServers`; VS Code `mcp.json` `servers` with `type:
-stdio`; Gemini CLI `~/.gemini/settings.json` / `.gemini/settings.json` `mcpServers`; opencode
+stdio`; Gemini CLI `~/.gemini/settings.json` / `.gemini/settings.json` `mcpServers` with
+`timeout` in milliseconds (without it `gemini mcp list` gives a server 5 s to answer `initialize`,
+then says Disconnected and nothing else; the same timeout bounds a tool call, 10 minutes by
+default); opencode
 `opencode.json` `mcp` with `type: local` and `command` as one array; Codex `~/.codex/config.toml`
 / `.codex/config.toml` `[mcp_servers.NAME]` with `command`, `args` and
 `default_tools_approval_mode`; Windsurf `~/.codeium/windsurf/mcp_config.json` `mcpServers` (no
@@ -64,6 +67,11 @@ SERVER = "ihmt"
 SCOPES = ("user", "project")
 MARK_START = "<!-- ihmt-memory:start -->"
 MARK_END = "<!-- ihmt-memory:end -->"
+# Gemini CLI's `timeout` (ms) for our server. Unset, `gemini mcp list` waits 5 s for `initialize`
+# (MCP_LIST_DEFAULT_TIMEOUT_MSEC) and reports a slower start (a first run, a loaded laptop) as
+# Disconnected with no reason, even with --debug; the session itself waits 10 minutes. A minute
+# is room for any start, and as long as Codex gives a tool call by default.
+GEMINI_TIMEOUT_MS = 60_000
 CURSOR_RULE_HEAD = (
     "---\ndescription: Long-term memory (IHMT Vault): when to search it, what to save\nalwaysApply: true\n---\n"
 )
@@ -130,6 +138,7 @@ class Agent:
     instructions_note: str = ""  # why there is no instruction file to edit
     hook: Callable[[str, Env], Path | None] = lambda scope, env: None
     typed: bool = False  # mcpServers entries carry "type": "stdio"
+    extra: tuple[tuple[str, object], ...] = ()  # more keys of our entry; a value the person set is kept
     after: tuple[str, ...] = ()  # what the user still does (both scopes)
     after_project: tuple[str, ...] = ()  # ... and for a project's files
 
@@ -201,6 +210,7 @@ AGENTS: dict[str, Agent] = {
             "mcpServers",
             _by_scope(lambda e: e.home / ".gemini" / "settings.json", lambda e: e.cwd / ".gemini" / "settings.json"),
             _by_scope(lambda e: e.home / ".gemini" / "GEMINI.md", lambda e: e.cwd / "GEMINI.md"),
+            extra=(("timeout", GEMINI_TIMEOUT_MS),),
             after=(
                 "Gemini CLI starts MCP servers and reads a project's .gemini/settings.json only in a trusted "
                 "folder when folder trust is on: trust the folder when it asks.",
@@ -345,7 +355,7 @@ def _entry(agent: Agent, command: str, args: list[str]) -> dict:
         return {"type": "local", "command": [command, *args], "enabled": True}
     if agent.fmt == "vscode" or agent.typed:
         return {"type": "stdio", "command": command, "args": args}
-    return {"command": command, "args": args}
+    return {"command": command, "args": args, **dict(agent.extra)}
 
 
 def _key(agent: Agent) -> str:
@@ -402,6 +412,13 @@ def _config_change(agent: Agent, path: Path, command: str, args: list[str]) -> C
         return _hermes_change(agent, path, command, args)
     entry = _entry(agent, command, args)
     key = _key(agent)
+    if agent.extra:  # a value the person gave one of our extra keys stays theirs
+        try:
+            current = (json.loads(_read(path) or "{}").get(key) or {}).get(SERVER)
+        except (ValueError, AttributeError):
+            current = None  # not plain JSON: _json_change says so
+        if isinstance(current, dict):
+            entry.update({k: current[k] for k, _v in agent.extra if k in current})
     snippet = json.dumps({key: {SERVER: entry}}, indent=2, ensure_ascii=False)
 
     def merge(data: dict) -> bool:
