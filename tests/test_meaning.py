@@ -56,3 +56,54 @@ def test_the_vectors_lost_in_a_crash_are_rebuilt_and_give_the_same_answers(tmp_p
     v.maintenance.rebuild()
     assert [h.id for h in v.search("buying a computer").hits] == before
     v.close()
+
+
+# Lexical variants: the words alone (the model off), so what finds the memory is the vault's vocabulary.
+VARIANTS = [
+    "Production runs PostgreSQL 17 on the db-prod-1 host.",
+    "The staging page lists every plugin we program against.",
+    "Kubernetes deploys go through Argo CD.",
+    "Credentials live in AWS Secrets Manager.",
+    "Kafka carries the event stream.",
+    "The host is staging-1.",
+    "Web deploys: deploys go out Fridays.",
+]
+
+
+def by_words(tmp_path) -> Vault:
+    Vault.init(tmp_path / "v").close()
+    config = tmp_path / "v/.ihmt/config.toml"
+    config.write_text(config.read_text().replace('embedder = "wordllama"', 'embedder = ""'))
+    v = Vault.open(tmp_path / "v")
+    for text in VARIANTS:
+        v.memories.save(text, topic="work")
+    return v
+
+
+def test_an_abbreviation_finds_the_word_it_shortens_beside_the_questions_other_words(tmp_path):
+    v = by_words(tmp_path)
+    r = v.search("which pg host")
+    assert r.hits[0].title == "Production runs PostgreSQL 17 on the db-prod-1 host."
+    v.close()
+
+
+def test_a_numeronym_finds_the_word_it_counts(tmp_path):
+    v = by_words(tmp_path)
+    r = v.search("k8s deploys")
+    assert r.hits[0].title == "Kubernetes deploys go through Argo CD."
+    v.close()
+
+
+def test_a_clipped_word_alone_finds_the_word_it_starts(tmp_path):
+    v = by_words(tmp_path)
+    r = v.search("where are the creds")
+    assert (r.status, r.hits[0].title) == ("found", "Credentials live in AWS Secrets Manager.")
+    v.close()
+
+
+def test_letters_alone_bring_no_variant_the_questions_other_words_do_not_share(tmp_path):
+    v = by_words(tmp_path)
+    r = v.search("pg event stream")
+    assert r.hits[0].title == "Kafka carries the event stream."
+    assert "Production runs PostgreSQL 17 on the db-prod-1 host." not in [h.title for h in r.hits]
+    v.close()

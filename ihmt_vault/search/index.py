@@ -23,7 +23,7 @@ from whoosh.query import And, ConstantScoreQuery, Term
 from whoosh.writing import CLEAR
 
 from .. import clock, files
-from . import context, decision, meaning, scoring
+from . import context, decision, meaning, scoring, variants
 from .candidates import bounded, gather
 from .documents import SCHEMA_VERSION, Doc, fields_of, make_schema
 from .matching import summary_query, weighting
@@ -469,7 +469,7 @@ class SearchIndex:
         as_of: str | None = None,
     ) -> SearchResult:
         res = SearchResult(status=NOT_FOUND)
-        pq = bounded(s, pq)
+        pq = variants.expanded(s, bounded(s, pq), self._embed_words())
         res.words = [g.word for g in pq.groups]
         st = self.settings
         gathered = gather(s, pq, cq, level, under, scopes, st.beam)
@@ -501,6 +501,20 @@ class SearchIndex:
             res.candidates = [scoring.make_hit(s, x, pq) for x in verdict.tied]
             decision.distinguish(res.candidates, pq)
         return res
+
+    def _embed_words(self):
+        """The model's embedding of short words, for the vocabulary's variants (None without a model)."""
+        if self.vectors is None:
+            return None
+        embedder = self.vectors.embedder
+
+        def embed(texts):
+            try:
+                return embedder.embed(texts)
+            except Exception:  # the model is an optional part: the variants fall back to prefixes
+                return None
+
+        return embed
 
     def _near(self, s, text: str, scopes: tuple[str, ...], under: str) -> list[tuple[str, float, float]]:
         """The vector index's nearest memories (none without a model, or for a text it does not read)."""

@@ -5,16 +5,16 @@ not they share a word with it. How much it may move the lexical ranking depends 
 words are (measured on LoCoMo, MADial and paraphrase-dev, whose questions share at most one word
 with their answers):
 
-- the words found an answer (`FOUND`) holding at least `SURE_COVERAGE` of the question: their order stands, and a memory the model finds clearly
-  nearer than the rest (its cosine `Z0` standard deviations above the vault's) gains a little
-  (`BONUS` of the best lexical score per standard deviation beyond it) — the model breaks ties and
-  lifts what the words half found; on dialogue, where a small static model judges poorly, it
-  cannot overturn a clear lexical answer;
-- the words found nothing sure (`NOT_FOUND`, `AMBIGUOUS`, or an answer holding less of the
-  question: a question in other words shares one word with its answer, if any): reciprocal-rank fusion of the two
-  orders with the meaning weighted `VECTOR_WEIGHT` (Cormack et al. 2009, k = `RRF_K`), so a
-  memory the words missed can be the answer; and when the nearest memory stands `Z_FOUND`
-  standard deviations above the rest, the answer is found by meaning, not NOT FOUND.
+- the words found an answer (`FOUND`) holding at least `SURE_COVERAGE` of the question: their order
+  stands, and a memory the model finds clearly nearer than the rest (its cosine `Z0` standard
+  deviations above the vault's) gains a little (`BONUS` of the best lexical score per standard
+  deviation beyond it) — the model breaks ties and lifts what the words half found; on dialogue,
+  where a small static model judges poorly, it cannot overturn a clear lexical answer;
+- the words found nothing sure (`NOT_FOUND`, `AMBIGUOUS`, or an answer holding less of the question:
+  a question in other words shares one word with its answer, if any): reciprocal-rank fusion of the
+  two orders with the meaning weighted `VECTOR_WEIGHT` (Cormack et al. 2009, k = `RRF_K`), so a
+  memory the words missed can be the answer; and when the nearest memory stands `Z_FOUND` standard
+  deviations above the rest, the answer is found by meaning, not NOT FOUND.
 
 A memory only the model brought in has no lexical score: it enters with its stored fields, as
 the words' candidates do, and the corrections and same-subject rules apply to it afterwards.
