@@ -240,7 +240,11 @@ def run_set(name: str, tmp: Path) -> dict:
 
         today = dt.date.fromisoformat(last)  # "now" is just after the last session
         ours = AsAgents if LAYOUT[0] == "agents" else Ours
-        engines = (("flat", Flat(ms)), ("meaning", FlatMeaning(ms)), ("ihmt", ours(ms, tmp / name / conv.replace("/", "_"), today)))
+        engines = (
+            ("flat", Flat(ms)),
+            ("meaning", FlatMeaning(ms)),
+            ("ihmt", ours(ms, tmp / name / conv.replace("/", "_"), today)),
+        )
         for en, eng in engines:
             rows[part(conv)][en] += evaluate(eng, qq)
     return {p: {en: summarize(r, cats) for en, r in v.items()} for p, v in rows.items()}

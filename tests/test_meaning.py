@@ -107,3 +107,12 @@ def test_letters_alone_bring_no_variant_the_questions_other_words_do_not_share(t
     assert r.hits[0].title == "Kafka carries the event stream."
     assert "Production runs PostgreSQL 17 on the db-prod-1 host." not in [h.title for h in r.hits]
     v.close()
+
+
+def test_a_memory_saved_after_a_search_is_found_by_its_meaning_in_the_same_process(tmp_path):
+    v = filled(tmp_path)
+    v.search("standup time")  # the vectors are read once here
+    v.memories.save("Our rowing club meets on the river at dawn.", topic="life")
+    r = v.search("boat sport")
+    assert r.hits[0].title == "Our rowing club meets on the river at dawn."
+    v.close()

@@ -3,7 +3,9 @@
 import pytest
 from conftest import save_tended
 
+from ihmt_vault import Vault
 from ihmt_vault.errors import SecretRefused
+from ihmt_vault.frontends.demo import sample_dir
 from ihmt_vault.storage.notes import slugify, title_from_body
 
 
@@ -58,6 +60,16 @@ def test_a_decision_saved_without_topic_goes_to_the_decisions_folder_wherever_it
     vault.save("We review pull requests within a day.", topic="work/decisions", type="decision")
     m = vault.save("We decided to store timestamps in UTC.", type="decision")
     assert m.folder == "work/decisions"
+
+
+def test_a_memory_finds_a_deep_folder_its_words_fit_though_the_folders_above_it_are_broader(tmp_path):
+    for src in sample_dir().rglob("*.md"):  # the demo's vault: work/ and work/infrastructure/ list many subjects
+        if src.name != "index.md":
+            (tmp_path / "v" / src.relative_to(sample_dir())).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / "v" / src.relative_to(sample_dir())).write_bytes(src.read_bytes())
+    with Vault.init(tmp_path / "v", own_repo=True) as v:
+        m = v.memories.save("pgBackRest now keeps four weekly full backups of the production database.")
+    assert m.folder == "work/infrastructure/databases"
 
 
 def test_save_says_where_it_filed_the_memory_and_the_closest_other_topics(vault):

@@ -127,6 +127,7 @@ class VectorIndex:
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
+            self._matrix = None  # this connection's own writes leave `data_version` as it was
 
     def rebuild(self, docs: Iterable[Doc], generation: str) -> int:
         """Every document embedded anew (`docs` may be an iterator: read in batches)."""

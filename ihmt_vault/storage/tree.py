@@ -533,6 +533,9 @@ def render_summary(
 
 
 STRONG = 1.6  # placement evidence: a word of the folder's name, or two of its distinctive keywords
+LOOKAHEAD = 2  # folders of a level whose own subfolders are weighed when none of the level fits strongly,
+LOOKAHEAD_STRONG = 1.5  # ... and how much stronger a fit found below must be (at 1: the inbox of org-dev
+# one by one grows past 3 branch factors, the memories that would make new folders drawn into old ones)
 COMMON = 8  # a keyword more than one memory in 8 of the vault holds is weaker evidence (`Placer.commonness`)
 TYPE_FOLDERS = {
     "decision": "decisions",
@@ -641,16 +644,37 @@ class Placer:
         """Into the best folder when the evidence is strong (descending while it stays strong),
         else into the default for the memory's type (an existing folder of that name, wherever it
         is, or a new top folder), else the inbox the gardener files later. Never a new folder named
-        after one of the memory's words."""
+        after one of the memory's words.
+
+        A parent's summary is broader than its subfolders' ("personal" lists climbing among six
+        subjects): when no folder of a level fits strongly, the subfolders of its `LOOKAHEAD` best
+        folders that the words touch are weighed too, and theirs, so a memory about climbing
+        finds `personal/climbing` though `personal` alone is weak evidence."""
         folder = ""
         self.last = self.ranked("", kws)
         while depth(folder) < self.max_depth:
             scored = self.ranked(folder, kws) if folder else self.last
             if scored and scored[0][0] >= strong:
                 folder = scored[0][1]
-            else:
+                continue
+            below = self._below(scored, kws, LOOKAHEAD_STRONG * strong)
+            if below is None:
                 break
+            folder = below
         return folder or self.default(type_)
+
+    def _below(self, scored: list[tuple[float, str]], kws: list[str], strong: float) -> str | None:
+        """The deepest strong fit under the `LOOKAHEAD` best of `scored` that the words touch at all."""
+        for score, k in scored[:LOOKAHEAD]:
+            if score <= 0 or depth(k) >= self.max_depth:
+                continue
+            under = self.ranked(k, kws)
+            if under and under[0][0] >= strong:
+                return under[0][1]
+            deeper = self._below(under, kws, strong)
+            if deeper is not None:
+                return deeper
+        return None
 
     def default(self, type_: str) -> str:
         name = TYPE_FOLDERS.get(type_)
