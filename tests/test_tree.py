@@ -234,6 +234,31 @@ def test_a_folder_name_word_half_the_vaults_memories_hold_is_weak_evidence():
     assert _placer(vault).place(["python", "yaml", "loader"]) == "inbox"
 
 
+def _two_folders(near: dict[str, float]):
+    from collections import Counter
+
+    from ihmt_vault.storage import tree
+
+    info = {
+        "python": tree.FolderInfo("python", "Python", 10, ["snake", "mouse", "terrarium"]),  # a pet's
+        "code": tree.FolderInfo("code", "Code", 10, ["cli", "pytest", "mypy"]),
+    }
+    held = Counter({"python": 3, "cli": 3})
+    return tree.Placer(
+        lambda f: ["python", "code"] if not f else [], info.get, 16, 3, lambda: (held, 64), lambda t: near
+    )
+
+
+def test_the_folder_the_words_propose_is_kept_when_its_memories_are_as_near_in_meaning_as_its_siblings():
+    placer = _two_folders({"python": 0.30, "code": 0.32})
+    assert placer.place(["python", "version"], text="Python 3.12 is the version we install.") == "python"
+
+
+def test_the_folder_the_words_propose_is_vetoed_when_its_memories_are_far_in_meaning():
+    placer = _two_folders({"python": 0.05, "code": 0.45})
+    assert placer.place(["python", "version"], text="Python 3.12 is the version we install.") == "inbox"
+
+
 def test_the_vault_theme_is_the_keywords_more_than_a_quarter_of_its_memories_hold():
     from collections import Counter
 

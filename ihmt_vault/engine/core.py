@@ -263,6 +263,7 @@ class Engine:
             self.config.branch_factor,
             self.config.max_depth,
             self.catalog.keyword_holders,
+            self.index.folders_near,
         )
 
     # -- the caches -------------------------------------------------------------------------------

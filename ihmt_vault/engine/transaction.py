@@ -202,7 +202,7 @@ class Transaction:
             placer = None  # set when placement chooses the folder
             if folder is None:
                 placer = self._placer = self._placer or self.e.placer()
-                folder = placer.place(kws, d.type)
+                folder = placer.place(kws, d.type, text=f"{d.title}\n{d.text}")
             if folder and tree.depth(folder) > self.e.config.max_depth:
                 raise BadInput(f"topic {folder}: deeper than max_depth {self.e.config.max_depth}")
             if self._placer:

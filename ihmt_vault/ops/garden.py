@@ -121,7 +121,7 @@ def refile_plan(e: Engine) -> list[tuple[str, str]]:
     out = []
     for m in e.iter_memories(f"{tree.INBOX}/{name}" for name in e.layout.memory_names(tree.INBOX)):
         rel = m.path
-        folder = placer.place(tree.keywords(m.title, m.body, m.tags), m.type)
+        folder = placer.place(tree.keywords(m.title, m.body, m.tags), m.type, text=f"{m.title}\n{m.body}")
         if folder != tree.INBOX:
             out.append((rel, folder))
     return out

@@ -502,6 +502,17 @@ class SearchIndex:
             decision.distinguish(res.candidates, pq)
         return res
 
+    def folders_near(self, text: str) -> dict[str, float]:
+        """Each folder's closeness in meaning to `text` (the cosine to its memories' mean); {} without a model."""
+        if self.vectors is None:
+            return {}
+        try:
+            with self._lock:
+                self._fresh_vectors(self._fresh_searcher())
+            return self.vectors.folders_near(text)
+        except Exception:  # the model is an optional part: placement goes on by words alone
+            return {}
+
     def _embed_words(self):
         """The model's embedding of short words, for the vocabulary's variants (None without a model)."""
         if self.vectors is None:

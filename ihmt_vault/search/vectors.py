@@ -70,6 +70,7 @@ class VectorIndex:
         self._folders: Any = None
         self._scopes: Any = None
         self._seen_version: int | None = None
+        self._centroids: tuple[list[str], Any] | None = None  # (folders, their members' mean vector), per load
 
     # -- storage ------------------------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
@@ -185,6 +186,7 @@ class VectorIndex:
             else np.zeros((0, 1), dtype=np.float32)
         )
         self._seen_version = version
+        self._centroids = None
 
     def of(self, keys: Sequence[str]) -> dict[str, Any]:
         """The stored vectors of these keys (those it has)."""
@@ -224,6 +226,39 @@ class VectorIndex:
             mean, std = float(s.mean()), float(s.std()) or 1.0
             top = kept[np.argsort(-s)[:k]]
             return [(self._keys[i], float(sims[i]), (float(sims[i]) - mean) / std) for i in top]
+
+    def folders_near(self, text: str) -> dict[str, float]:
+        """Each folder's closeness to `text` in meaning: the cosine to the mean of its live memories'
+        vectors, its subfolders' included ({} when the model does not read the text)."""
+        import numpy as np
+
+        if not text.strip() or not reads(text):
+            return {}
+        with self._lock:
+            self._load()
+            if self._centroids is None:
+                self._centroids = self._folder_centroids()
+            folders, matrix = self._centroids
+            if not folders:
+                return {}
+            q = np.asarray(self.embedder.embed([text]), dtype=np.float32)[0]
+            return dict(zip(folders, (matrix @ q).tolist()))
+
+    def _folder_centroids(self) -> tuple[list[str], Any]:
+        import numpy as np
+
+        sums: dict[str, Any] = {}
+        for i in np.flatnonzero((self._kinds == "memory") & (self._scopes == "mem")):
+            parts = str(self._folders[i]).split("/") if self._folders[i] else []
+            for n in range(1, len(parts) + 1):  # a memory counts in its folder and every ancestor
+                f = "/".join(parts[:n])
+                sums[f] = sums[f] + self._matrix[i] if f in sums else self._matrix[i].copy()
+        if not sums:
+            return [], None
+        folders = sorted(sums)
+        matrix = np.stack([sums[f] for f in folders])
+        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
+        return folders, matrix
 
 
 def scope_of(doc: Doc) -> str:

@@ -534,8 +534,11 @@ def render_summary(
 
 STRONG = 1.6  # placement evidence: a word of the folder's name, or two of its distinctive keywords
 LOOKAHEAD = 2  # folders of a level whose own subfolders are weighed when none of the level fits strongly,
-LOOKAHEAD_STRONG = 1.5  # ... and how much stronger a fit found below must be (at 1: the inbox of org-dev
+LOOKAHEAD_STRONG = 1.25  # ... and how much stronger a fit found below must be (at 1: the inbox of org-dev
 # one by one grows past 3 branch factors, the memories that would make new folders drawn into old ones)
+MEANING_VETO = 8.0  # per unit of cosine below the siblings' mean (org-dev one by one: F 0.316 → 0.328 with
+# the lookahead; a bonus for the nearer folder measured only harm, F −0.03: a small model's nearness is too
+# coarse to file by)
 COMMON = 8  # a keyword more than one memory in 8 of the vault holds is weaker evidence (`Placer.commonness`)
 TYPE_FOLDERS = {
     "decision": "decisions",
@@ -561,8 +564,12 @@ class Placer:
         branch_factor: int,
         max_depth: int,
         holders: Callable[[], tuple[Counter, int]] = lambda: (Counter(), 0),
+        near: Callable[[str], dict[str, float]] = lambda text: {},
     ):
         self.subfolders = subfolders
+        self.near = near  # text → each folder's cosine to it in meaning ({} without a model)
+        self.text = ""  # the memory being placed ...
+        self.closeness: dict[str, float] | None = None  # ... and its folders' cosines, asked when first needed
         self.holders = holders  # (keyword → memories holding it, memories), read when first needed
         self.held: Counter | None = None  # stem → how many of the vault's memories hold it
         self.memories = 0
@@ -614,10 +621,11 @@ class Placer:
             return 1.0
         return max(0.0, math.log(n / held) / math.log(COMMON))
 
-    def ranked(self, folder: str, kws: list[str]) -> list[tuple[float, str]]:
+    def ranked(self, folder: str, kws: list[str], veto: bool = True) -> list[tuple[float, str]]:
         """The folder's subfolders by how well they fit the keywords, best first. A keyword that
         many siblings share is weak evidence, and so is one a large share of the whole vault's
-        memories hold (`commonness`); one in a folder's name is strong."""
+        memories hold (`commonness`); one in a folder's name is strong. `veto`: the meaning's
+        (`_vetoed`) applied."""
         kids = [k for k in self._kids(folder) if k not in (ARCHIVE, INBOX)]
         infos = {k: self._info(k) for k in kids}
         words = {
@@ -637,10 +645,23 @@ class Placer:
                 if w in name or w in kw:
                     idf = math.log(1 + total / df[w]) / math.log(1 + total) if total > 1 else 1.0
                     score += (1.0 if rank < 3 else 0.6) * idf * (2 if w in name else 1) * self.commonness(w)
-            out.append((round(score, 6), k))
-        return sorted(out, key=lambda sk: (-sk[0], sk[1]))
+            out.append((score, k))
+        if veto and any(score > 0 for score, _k in out):
+            out = self._vetoed(out)
+        return sorted(((round(score, 6), k) for score, k in out), key=lambda sk: (-sk[0], sk[1]))
 
-    def place(self, kws: list[str], type_: str = "note", strong: float = STRONG) -> str:
+    def _vetoed(self, scored: list[tuple[float, str]]) -> list[tuple[float, str]]:
+        """The words' scores less `MEANING_VETO` per unit of cosine a folder's memories stand below
+        its siblings' (on average) from the memory being placed: the words fit, the meaning does not."""
+        if self.closeness is None:
+            self.closeness = self.near(self.text) if self.text else {}
+        near = {k: self.closeness[k] for _score, k in scored if k in self.closeness}
+        if len(near) < 2:
+            return scored
+        mean = sum(near.values()) / len(near)
+        return [(score - MEANING_VETO * max(0.0, mean - near.get(k, mean)), k) for score, k in scored]
+
+    def place(self, kws: list[str], type_: str = "note", strong: float = STRONG, text: str = "") -> str:
         """Into the best folder when the evidence is strong (descending while it stays strong),
         else into the default for the memory's type (an existing folder of that name, wherever it
         is, or a new top folder), else the inbox the gardener files later. Never a new folder named
@@ -649,11 +670,16 @@ class Placer:
         A parent's summary is broader than its subfolders' ("personal" lists climbing among six
         subjects): when no folder of a level fits strongly, the subfolders of its `LOOKAHEAD` best
         folders that the words touch are weighed too, and theirs, so a memory about climbing
-        finds `personal/climbing` though `personal` alone is weak evidence."""
+        finds `personal/climbing` though `personal` alone is weak evidence.
+
+        `text` (the memory's) lets the meaning veto what the words propose: a folder whose memories
+        are further from it than its siblings' loses (`MEANING_VETO`). The meaning never files a
+        memory by itself."""
+        self.text, self.closeness = text, None
         folder = ""
-        self.last = self.ranked("", kws)
+        self.last = self.ranked("", kws, veto=False)  # the runners-up a save names are the words'
         while depth(folder) < self.max_depth:
-            scored = self.ranked(folder, kws) if folder else self.last
+            scored = self.ranked(folder, kws)
             if scored and scored[0][0] >= strong:
                 folder = scored[0][1]
                 continue
