@@ -556,6 +556,44 @@ _DRIFTED = [
 ]
 
 
+def _chain(tmp_path, placed=True):
+    import json
+
+    v = _vault(tmp_path, 3)
+    _hand_written(v.root, "tests/unit/pytest", ["pytest runs unit tests.", "pytest fixtures isolate HOME."], placed)
+    plugins = ["xdist plugin spreads work over cores.", "cov plugin reports lines hit.", "mock plugin wraps objects."]
+    _hand_written(v.root, "tests/unit/pytest/plugins", plugins)
+    _hand_written(v.root, "cache", ["Redis caches sessions.", "Memcached caches sessions.", "Varnish caches sessions."])
+    made = {"tests": "inbox", "tests/unit": "tests", "tests/unit/pytest": "tests/unit"}
+    made["tests/unit/pytest/plugins"] = "tests/unit/pytest"
+    (v.root / ".ihmt/garden.json").write_text(json.dumps({"made": made}))
+    v.reconcile()
+    return v
+
+
+def test_garden_drops_the_empty_link_of_a_chain_of_folders_holding_nothing_but_one_subfolder(tmp_path):
+    import json
+
+    v = _chain(tmp_path)
+    v.garden()
+    assert sorted({m["path"].rpartition("/")[0] for m in v.memories()}) == [
+        "cache",
+        "tests/pytest",
+        "tests/pytest/plugins",
+    ]
+    assert json.loads((v.root / ".ihmt/garden.json").read_text()) == {
+        "made": {"tests": "inbox", "tests/pytest": "tests", "tests/pytest/plugins": "tests/pytest"}
+    }
+    v.close()
+
+
+def test_garden_never_shortens_a_chain_through_a_memory_a_person_placed(tmp_path):
+    v = _chain(tmp_path, placed=False)
+    v.garden()
+    assert "tests/unit/pytest" in {m["path"].rpartition("/")[0] for m in v.memories()}
+    v.close()
+
+
 def test_garden_renames_a_folder_it_made_whose_memories_no_longer_hold_its_name(tmp_path):
     import json
 

@@ -182,7 +182,8 @@ SLICES = 200  # `ihmt garden` stops after this many slices (a folder whose split
 
 def _whole_tree(e: Engine, source: str | None) -> GardenReport:
     """The inbox filed where a topic now fits, re-filing and renames over the whole tree, oversized
-    top folders handed up, folders left nearly empty merged back: one `move` commit."""
+    top folders handed up, chains of folders holding nothing but one subfolder shortened, folders
+    left nearly empty merged back: one `move` commit."""
     e.refresh()
     live = e.catalog.count("WHERE status != 'archived'")
     with e.transaction("move", "move: garden", [("Memory-Op", "move")], source) as tx:
@@ -198,6 +199,7 @@ def _whole_tree(e: Engine, source: str | None) -> GardenReport:
         g.refile_misplaced(topic_folders(e), set(made_folders(e)))
         g.promote_oversized({f.split("/")[0] for f in made_folders(e)}, live)
         g.rename_misnamed(topic_folders(e), vault_theme(e))
+        g.hoist_chains()
         merges, keep = merge_plan(e)
         for rel, origin in merges:
             tx.refile(rel, origin)

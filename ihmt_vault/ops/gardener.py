@@ -156,6 +156,38 @@ class Gardener:
             self.record_made(made)
         return moves
 
+    def hoist_chains(self) -> list[tuple[str, tuple[str, str]]]:
+        """A folder the gardener made holding no memory of its own and one subfolder that holds none
+        either, only subfolders, is a chain (`tests/unit/suites/pytest`): the empty link goes, its
+        subfolders move up one level, until a level holds memories or more than one subfolder
+        (`tests/pytest`). A folder holding memories keeps its place (`tools/testing` stays); a folder
+        a person made, or holding a memory a person placed, is never moved. The moves: (from path,
+        (to path, id)).
+        """
+        made = made_folders(self.e)
+        moves: list[tuple[str, tuple[str, str]]] = []
+        for folder in sorted(made, key=tree.depth):
+            while self.e.layout.abs(folder).is_dir() and not self.e.layout.memory_names(folder):
+                kids = [k for k in self._subfolders(folder) if self._count_under(k)]  # not one this emptied
+                if len(kids) != 1 or kids[0] not in made or self.e.layout.memory_names(kids[0]):
+                    break
+                sub = kids[0]
+                under = self._folders_under(sub)
+                if not all(r["movable"] for f in under for r in self._rows_in(f)):
+                    break  # a memory a person placed there stays where they put it
+                for f in under:
+                    moves += self._refile_all(f, folder + f[len(sub) :])
+                made = {
+                    (folder + k[len(sub) :] if k == sub or k.startswith(sub + "/") else k): (
+                        folder + v[len(sub) :] if v == sub or v.startswith(sub + "/") else v
+                    )
+                    for k, v in made.items()
+                    if k != sub
+                }
+        if moves:
+            self.record_made(made)
+        return moves
+
     def rename_misnamed(
         self, folders: set[str], vault_theme: AbstractSet[str] = frozenset()
     ) -> list[tuple[str, tuple[str, str]]]:
