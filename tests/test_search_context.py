@@ -1,5 +1,5 @@
-"""A memory's neighbours in a conversation (saved just before and after it, in its folder, in one
-sitting) share its topic."""
+"""A memory's neighbours in a conversation (saved just before and after it, in its folder and in the
+vault, in one sitting) share its topic."""
 
 import datetime as dt
 
@@ -49,6 +49,17 @@ def test_neighbours_are_the_turns_just_before_and_after_in_the_same_folder(tmp_p
     assert ids == ["c3", "c2", "c4"]
 
 
+def test_the_turn_after_a_hit_comes_along_though_the_vault_filed_it_in_another_folder(tmp_path):
+    docs = [
+        turn("a", "hobbies", "Caroline: I signed up for a pottery class.", "2023-05-08T10:00:00Z"),
+        turn("b", "calendar", "Caroline: Next Tuesday at six, in the old mill.", "2023-05-08T10:00:30Z"),
+        turn("c", "hobbies", "Caroline: I sold my first painting.", "2023-05-08T12:00:00Z"),
+    ]
+    hits = build(tmp_path, docs).search("pottery class").hits
+    assert [h.id for h in hits] == ["a", "b"]
+    assert hits[1].via == "context"
+
+
 def test_memories_saved_more_than_half_an_hour_apart_are_not_one_conversation(tmp_path):
     docs = [
         turn("a", "chat", "Bart: I adopted a puppy named Toby.", "2023-05-08T10:00:00Z"),
@@ -60,7 +71,8 @@ def test_memories_saved_more_than_half_an_hour_apart_are_not_one_conversation(tm
 def test_a_deleted_neighbour_is_passed_over_for_the_next_turn(tmp_path):
     ix = build(tmp_path, CHAT)
     ix.apply([], ["c2"], {"generation": "2"})
-    assert [h.id for h in ix.search("poetry reading").hits] == ["c1", "c3"]
+    # c3 is the next turn in c1's folder; the note is the next save in the vault (another folder)
+    assert [h.id for h in ix.search("poetry reading").hits] == ["c1", "c3", "other"]
 
 
 def test_context_zero_turns_neighbours_off(tmp_path):

@@ -16,7 +16,7 @@ from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 
 from . import analysis, dates
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 NO_PARENT = "\x00"  # the root summary has no parent folder
 
 
@@ -66,6 +66,7 @@ def make_schema() -> Schema:
         status=ID(stored=True),
         sup=KEYWORD(commas=True, lowercase=False),  # ids this one supersedes
         order=ID(),  # memories: "folder, created, id", the order they were saved in
+        seq=ID(),  # memories: "created, id", the order they were saved in across the vault
         data=STORED(),  # everything shown in a hit
     )
 
@@ -183,6 +184,7 @@ def fields_of(doc: Doc) -> dict:
     order = order_key(doc.folder, doc.created, doc.id) if doc.kind == "memory" else ""
     if order:
         f["order"] = order
+        f["seq"] = order[len(doc.folder) + len(ORDER_SEP) :]
     if ddate:
         f["day"] = ddate.year * 10000 + ddate.month * 100 + ddate.day
     return f
