@@ -116,3 +116,11 @@ def test_a_memory_saved_after_a_search_is_found_by_its_meaning_in_the_same_proce
     r = v.search("boat sport")
     assert r.hits[0].title == "Our rowing club meets on the river at dawn."
     v.close()
+
+
+def test_a_memory_forgotten_after_a_search_is_not_found_by_its_meaning_in_the_same_process(tmp_path):
+    v = filled(tmp_path)
+    laptop = v.search("buying a computer").hits[0]
+    v.memories.forget(laptop.id)
+    assert laptop.id not in [h.id for h in v.search("buying a computer").hits]
+    v.close()

@@ -38,8 +38,9 @@ def neighbours(s, items: list[Scored], top: int = TOP) -> dict[int, list[tuple[i
     """The neighbours (document numbers) of each of the first `top` items, by the item's position:
     the live memories saved just before and just after it within `SITTING`, in its folder (the
     `order` terms sort as the memories were saved, folder by folder) and in the whole vault (the
-    `seq` terms): the turn before may have been filed elsewhere."""
-    out: dict[int, list[int]] = {}
+    `seq` terms): the turn before may have been filed elsewhere. Each with the share of the lent
+    score it gets (1 in the folder, `SEQ_SHARE` in the vault)."""
+    out: dict[int, list[tuple[int, float]]] = {}
     for i, x in enumerate(items[:top]):
         key = order_key(x.data.get("folder") or "", x.data.get("created"), x.data.get("id") or "")
         t = saved_at(x.data.get("created")) if key else None

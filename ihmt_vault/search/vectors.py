@@ -112,7 +112,7 @@ class VectorIndex:
 
     def apply(self, upserts: Iterable[Doc], deletes: Iterable[str], generation: str) -> None:
         """Embed and store `upserts`, drop `deletes` (keys), and record `generation`."""
-        docs = list(upserts)
+        docs, deletes = list(upserts), list(deletes)
         vecs = self._vectors(docs) if docs else []
         with self._lock:
             db = self._conn()
@@ -128,7 +128,28 @@ class VectorIndex:
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
-            self._matrix = None  # this connection's own writes leave `data_version` as it was
+            self._follow(docs, vecs, deletes)
+
+    def _follow(self, docs: list[Doc], vecs: Any, deletes: Sequence[str]) -> None:
+        """The loaded matrix brought along with this connection's own write (which leaves
+        `data_version` as it was): the rows changed, not the whole table read again."""
+        import numpy as np
+
+        if self._matrix is None:
+            return
+        gone = set(deletes) | {d.key for d in docs}
+        keep = np.array([k not in gone for k in self._keys], dtype=bool)
+        self._keys = [k for k, kept in zip(self._keys, keep) if kept] + [d.key for d in docs]
+        add = lambda old, new: np.concatenate([old[keep], np.array(new, dtype=object)])  # noqa: E731
+        self._kinds = add(self._kinds, [d.kind for d in docs])
+        self._folders = add(self._folders, [d.folder for d in docs])
+        self._scopes = add(self._scopes, [scope_of(d) for d in docs])
+        rows = np.asarray(vecs, dtype=np.float32).reshape(len(docs), -1) if docs else None
+        if rows is not None and self._matrix.shape[1] != rows.shape[1]:
+            self._matrix = None  # the first rows of an empty table: read them as stored
+            return
+        self._matrix = np.concatenate([self._matrix[keep], rows]) if rows is not None else self._matrix[keep]
+        self._centroids = None
 
     def rebuild(self, docs: Iterable[Doc], generation: str) -> int:
         """Every document embedded anew (`docs` may be an iterator: read in batches)."""
@@ -247,16 +268,22 @@ class VectorIndex:
     def _folder_centroids(self) -> tuple[list[str], Any]:
         import numpy as np
 
-        sums: dict[str, Any] = {}
-        for i in np.flatnonzero((self._kinds == "memory") & (self._scopes == "mem")):
-            parts = str(self._folders[i]).split("/") if self._folders[i] else []
-            for n in range(1, len(parts) + 1):  # a memory counts in its folder and every ancestor
-                f = "/".join(parts[:n])
-                sums[f] = sums[f] + self._matrix[i] if f in sums else self._matrix[i].copy()
-        if not sums:
+        live = np.flatnonzero((self._kinds == "memory") & (self._scopes == "mem"))
+        if not len(live):
             return [], None
-        folders = sorted(sums)
-        matrix = np.stack([sums[f] for f in folders])
+        own, where = np.unique(self._folders[live].astype(str), return_inverse=True)
+        sums = np.zeros((len(own), self._matrix.shape[1]), dtype=np.float32)
+        np.add.at(sums, where, self._matrix[live])  # each folder's own memories ...
+        total: dict[str, Any] = {}
+        for folder, row in zip(own.tolist(), sums):
+            parts = folder.split("/") if folder else []
+            for n in range(1, len(parts) + 1):  # ... counted in it and in every ancestor
+                f = "/".join(parts[:n])
+                total[f] = total[f] + row if f in total else row.copy()
+        folders = sorted(total)
+        if not folders:
+            return [], None
+        matrix = np.stack([total[f] for f in folders])
         matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
         return folders, matrix
 
