@@ -73,6 +73,7 @@ class Engine:
         )  # why an optional part is off, once said  # an `after_commit` reaction's own commits raise no new event
         self._last_refresh = float("-inf")
         self._seen_head = ""  # HEAD at the last refresh: another process's commit triggers a new one
+        self._summaries_read: dict[str, tuple[tuple[int, int, int], dict]] = {}  # folder → (file version, front matter)
 
     def close(self) -> None:
         if self._index is not None:
@@ -213,11 +214,7 @@ class Engine:
 
     def folder_info(self, folder: str) -> tree.FolderInfo | None:
         """What a parent lists of a subfolder, from the subfolder's index.md (fresh: bottom-up order)."""
-        try:
-            block, _ = notes.split_front_matter(self.layout.abs(tree.summary_path(folder)).read_text(encoding="utf-8"))
-            meta = notes.front_matter_or_empty(block)
-        except (OSError, UnicodeDecodeError):
-            meta = {}
+        meta = self._summary_meta(folder)
         name = folder.rpartition("/")[2]
         count = meta.get("memories")
         if not isinstance(count, int):
@@ -230,6 +227,23 @@ class Engine:
             count=count,
             keywords=[str(k) for k in meta.get("keywords") or []],
         )
+
+    def _summary_meta(self, folder: str) -> dict:
+        """A folder's index.md front matter, parsed once per version of the file (placement asks
+        dozens of folders a save, and YAML is slow): keyed by the file's size and change time."""
+        path = self.layout.abs(tree.summary_path(folder))
+        try:
+            st = path.stat()
+            version = (st.st_ino, st.st_size, st.st_mtime_ns)
+            known = self._summaries_read.get(folder)
+            if known is not None and known[0] == version:
+                return known[1]
+            block, _ = notes.split_front_matter(path.read_text(encoding="utf-8"))
+            meta = notes.front_matter_or_empty(block)
+        except (OSError, UnicodeDecodeError):
+            return {}
+        self._summaries_read[folder] = (version, meta)
+        return meta
 
     def render_folder(self, folder: str, description: str | None = None) -> str | None:
         """The index.md a folder should have now (None: an empty topic, to be removed)."""

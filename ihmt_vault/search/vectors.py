@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .documents import Doc
 
 BATCH = 512  # documents embedded at once when rebuilding
+CENTROID_SLACK = 50  # rows written (or one in 20) before the folders' means are summed again
 TEXT_CHARS = 2000  # of a memory's body: its start says what it is about
 
 
@@ -71,6 +72,7 @@ class VectorIndex:
         self._scopes: Any = None
         self._seen_version: int | None = None
         self._centroids: tuple[list[str], Any] | None = None  # (folders, their members' mean vector), per load
+        self._drift = 0  # rows written since the centroids were summed
 
     # -- storage ------------------------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
@@ -149,7 +151,9 @@ class VectorIndex:
             self._matrix = None  # the first rows of an empty table: read them as stored
             return
         self._matrix = np.concatenate([self._matrix[keep], rows]) if rows is not None else self._matrix[keep]
-        self._centroids = None
+        self._drift += len(gone)
+        if self._drift > max(CENTROID_SLACK, len(self._keys) // 20):
+            self._centroids = None  # a folder's mean moves little with a few saves: summed again now and then
 
     def rebuild(self, docs: Iterable[Doc], generation: str) -> int:
         """Every document embedded anew (`docs` may be an iterator: read in batches)."""
@@ -258,7 +262,7 @@ class VectorIndex:
         with self._lock:
             self._load()
             if self._centroids is None:
-                self._centroids = self._folder_centroids()
+                self._centroids, self._drift = self._folder_centroids(), 0
             folders, matrix = self._centroids
             if not folders:
                 return {}
