@@ -49,15 +49,22 @@ def test_neighbours_are_the_turns_just_before_and_after_in_the_same_folder(tmp_p
     assert ids == ["c3", "c2", "c4"]
 
 
-def test_the_turn_after_a_hit_comes_along_though_the_vault_filed_it_in_another_folder(tmp_path):
+def test_the_turn_after_a_hit_is_lifted_though_the_vault_filed_it_in_another_folder(tmp_path):
+    docs = [
+        turn("a", "hobbies", "Caroline: I signed up for a pottery class at the old mill.", "2023-05-08T10:00:00Z"),
+        turn("later", "calendar", "Caroline: The class is on Thursday.", "2023-05-08T12:00:00Z"),
+        turn("b", "calendar", "Caroline: The class is on Tuesday.", "2023-05-08T10:00:30Z"),
+    ]
+    hits = build(tmp_path, docs).search("pottery class").hits
+    assert [h.id for h in hits] == ["a", "b", "later"]  # b was said just after a; later, two hours on
+
+
+def test_a_turn_the_words_did_not_find_in_another_folder_does_not_come_along(tmp_path):
     docs = [
         turn("a", "hobbies", "Caroline: I signed up for a pottery class.", "2023-05-08T10:00:00Z"),
         turn("b", "calendar", "Caroline: Next Tuesday at six, in the old mill.", "2023-05-08T10:00:30Z"),
-        turn("c", "hobbies", "Caroline: I sold my first painting.", "2023-05-08T12:00:00Z"),
     ]
-    hits = build(tmp_path, docs).search("pottery class").hits
-    assert [h.id for h in hits] == ["a", "b"]
-    assert hits[1].via == "context"
+    assert [h.id for h in build(tmp_path, docs).search("pottery class").hits] == ["a"]
 
 
 def test_memories_saved_more_than_half_an_hour_apart_are_not_one_conversation(tmp_path):
@@ -71,8 +78,7 @@ def test_memories_saved_more_than_half_an_hour_apart_are_not_one_conversation(tm
 def test_a_deleted_neighbour_is_passed_over_for_the_next_turn(tmp_path):
     ix = build(tmp_path, CHAT)
     ix.apply([], ["c2"], {"generation": "2"})
-    # c3 is the next turn in c1's folder; the note is the next save in the vault (another folder)
-    assert [h.id for h in ix.search("poetry reading").hits] == ["c1", "c3", "other"]
+    assert [h.id for h in ix.search("poetry reading").hits] == ["c1", "c3"]
 
 
 def test_context_zero_turns_neighbours_off(tmp_path):

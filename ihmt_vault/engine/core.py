@@ -484,7 +484,7 @@ class Engine:
     @contextmanager
     def transaction(self, op: str, subject: str, trailers: Sequence[tuple[str, str]] = (), agent: str | None = None):
         """Run one operation as one commit (see the module docstring); yields the `Transaction`."""
-        with self.lock.held(what=op or "init"):
+        with self.lock.held(what=op or "init"), self.gate.held():
             self.recover()
             tx = Transaction(self, op, subject, list(trailers), agent or self.config.default_source)
             try:

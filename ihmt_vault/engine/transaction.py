@@ -155,8 +155,9 @@ class Transaction:
             fields = {**fields, notes.PLACED: folder} if notes.PLACED in fields else fields
             self.write(dest, notes.compose(fields, body))
             self.created[dest] = (fields, body)
-            if kws is not None:
-                self.known[dest] = (notes.parse(notes.compose(fields, body), dest), kws)
+            if kws is not None and m is not None:  # what was parsed, at its new place: not parsed again
+                meta = {**m.meta, notes.PLACED: folder} if notes.PLACED in fields else m.meta
+                self.known[dest] = (replace(m, path=dest, meta=meta), kws)
         elif m is not None and notes.placed_by_gardener(m):
             self.rewrite(dest, lambda text: notes.update_front_matter(text, {notes.PLACED: folder}, path=dest))
             if kws is not None:  # still known: later splits in this operation read it without the disk

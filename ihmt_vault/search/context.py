@@ -1,16 +1,17 @@
-"""A memory's context: the memories saved just before and after it, in its folder and in the vault, in one sitting.
+"""A memory's context: the memories saved just before and after it (in its folder, in the vault).
 
 A conversation saved turn by turn keeps its topic across turns, but a turn often does not name
 it: "What was it about?", "For walking or running?", "5 years already!" answer the turn before.
 So the best few hits lend a share (`context`, a setting) of their score to their neighbours —
 the memory saved just before and the one just after, in the same folder and in the whole vault
 (the vault files a conversation's turns by topic, so the turn before may sit elsewhere), within
-`SITTING` of it —
-and a neighbour the words alone did not find comes along as a candidate ("context"), answering
-what its neighbour matched. Save order is `created`, then the id (ids are time-ordered).
+`SITTING` of it — and a folder neighbour the words alone did not find comes along as a candidate
+("context"), answering what its neighbour matched; a vault-wide one only lifts a candidate. Save
+order is `created`, then the id (ids are time-ordered).
 
-Neighbours are found in the index's sorted `order` terms ("folder, created, id"): a folder's
-terms are read once per segment and kept (`folder_terms`), so the cost does not grow with the vault.
+Neighbours are found in the index's sorted `order` terms ("folder, created, id") and `seq` terms
+("created, id"): a folder's terms are read once per segment and kept (`folder_terms`), so the cost
+does not grow with the vault.
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ from .scoring import OUTDATED_FACTOR, Scored, as_of_view
 SITTING = dt.timedelta(minutes=30)  # two saves further apart than this are not one conversation
 TOP = 5  # the best hits whose neighbours are looked at
 FOLDER_LIMIT = 5000  # a folder's saves kept per segment, at most
-SEQ_SHARE = 0.5  # of a folder neighbour's share, to the vault-wide one (measured as agents save: LoCoMo 0.671 →
-# 0.697; at 0.75 and above MADial Chinese lost 0.01–0.05, a burst of saves being one sitting across sessions)
+SEQ_SHARE = 0.5  # of a folder neighbour's share, to the vault-wide one, which lifts a candidate and brings none in
+# (as agents save: LoCoMo 0.671 → 0.685; at 1, MADial Chinese lost 0.04, a burst of saves being one sitting across
+# sessions; bringing one in gave LoCoMo 0.697, but unscoped: a search under a folder would answer from another)
 SEQ_LIMIT = 200_000  # the vault's saves kept per segment, at most
 
 
@@ -126,6 +128,8 @@ def with_context(
     for i, near in neighbours(s, items, top).items():
         x = items[i]
         for d, weight in near:
+            if weight < 1.0 and d not in by_doc:
+                continue  # the vault's neighbour lifts a candidate; only the folder's brings one in
             if d not in lent or lent[d][0] < share * weight * x.score:
                 lent[d] = (share * weight * x.score, x)
     out = list(items)

@@ -45,6 +45,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -275,10 +276,23 @@ class Gate:
         self._head: str | None = None
         self._roles: Roles | BrokenFile = Roles()
         self._email: str | None = None
+        self._held = False
+
+    @contextmanager
+    def held(self):
+        """The roles read once for the span of one operation (which holds the vault's lock): its
+        thousands of writes are judged by the roles as HEAD had them when it began."""
+        self._held = False
+        self.roles()
+        self._held = True
+        try:
+            yield
+        finally:
+            self._held = False
 
     def roles(self) -> Roles:
-        head = self.repo.head_fast()
-        if head != self._head:
+        head = self._head if self._held else self.repo.head_fast()
+        if head != self._head or self._head is None:
             try:
                 self._roles = parse(self.repo.show("HEAD", ROLES_PATH) if head else None)
             except BrokenFile as err:
