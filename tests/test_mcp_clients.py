@@ -12,10 +12,11 @@ tools/list and resources/list, and pipes the server's stderr into a stream it re
 from __future__ import annotations
 
 import json
+import queue
 import re
-import select
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -124,12 +125,17 @@ def test_the_server_answers_gemini_cli_s_handshake_and_every_tool_schema_is_one_
             proc.stdin.write(json.dumps(message).encode() + b"\n")
             proc.stdin.flush()
 
+        lines: queue.Queue[bytes] = queue.Queue()  # a reader thread: several answers can come in one read
+        threading.Thread(
+            target=lambda: [lines.put(line) for line in iter(proc.stdout.readline, b"")], daemon=True
+        ).start()
+
         def answer(ident: int) -> dict:
-            assert proc.stdout is not None
             while ident not in replies:
-                ready, _, _ = select.select([proc.stdout], [], [], 60)
-                assert ready, f"no answer to request {ident}"
-                message = json.loads(proc.stdout.readline())
+                try:
+                    message = json.loads(lines.get(timeout=60))
+                except queue.Empty:
+                    raise AssertionError(f"no answer to request {ident}") from None
                 replies[message.get("id")] = message
             return replies[ident]
 
