@@ -14,13 +14,13 @@ MEMORIES = [
 ]
 
 
-def filled(tmp_path, setting: str | None = None) -> Vault:
+def filled(tmp_path, setting: str | None = None, memories: list[str] = MEMORIES) -> Vault:
     Vault.init(tmp_path / "v").close()
     if setting is not None:
         config = tmp_path / "v/.ihmt/config.toml"
         config.write_text(config.read_text().replace('embedder = "wordllama"', f'embedder = "{setting}"'))
     v = Vault.open(tmp_path / "v")
-    for text in MEMORIES:
+    for text in memories:
         v.memories.save(text, topic="work")
     return v
 
@@ -71,13 +71,7 @@ VARIANTS = [
 
 
 def by_words(tmp_path) -> Vault:
-    Vault.init(tmp_path / "v").close()
-    config = tmp_path / "v/.ihmt/config.toml"
-    config.write_text(config.read_text().replace('embedder = "wordllama"', 'embedder = ""'))
-    v = Vault.open(tmp_path / "v")
-    for text in VARIANTS:
-        v.memories.save(text, topic="work")
-    return v
+    return filled(tmp_path, "", VARIANTS)
 
 
 def test_an_abbreviation_finds_the_word_it_shortens_beside_the_questions_other_words(tmp_path):
