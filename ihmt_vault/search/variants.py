@@ -73,9 +73,11 @@ def _unknown(s, g: Group, text: str) -> bool:
 
 
 def _variants(s, g: Group, others: list[Group], embed: Embed | None) -> list[str]:
-    pool = _shortened(s, g.word.lower(), g.terms)[:POOL]
-    if not pool:
+    shortened = _shortened(s, g.word.lower(), g.terms)[:POOL]
+    if not shortened:
         return []
+    pool = [t for t, _prefix in shortened]
+    prefix = next((t for t, is_prefix in shortened if is_prefix), None)  # the most used: the letters alone say enough
     context = {t for o in others for t in o.terms if memory_df(s, t)}
     if context:
         near = {d for t in context for d in docs(s, "body", t)}
@@ -89,14 +91,14 @@ def _variants(s, g: Group, others: list[Group], embed: Embed | None) -> list[str
         return [t for _share, t in sorted(lifted, reverse=True)][:KEEP]
     vectors = embed([g.word.lower(), *pool]) if embed is not None else None
     if vectors is None:
-        return [t for t in pool if t.startswith(g.terms)][:1]
+        return [prefix] if prefix else []
     scored = sorted(((float(vectors[0] @ vectors[i + 1]), t) for i, t in enumerate(pool)), reverse=True)
-    prefix = next((t for t in pool if t.startswith(g.terms)), None)  # the letters alone say enough
     return [t for cos, t in scored if cos >= NEAR or t == prefix][:KEEP]
 
 
-def _shortened(s, word: str, stems: tuple[str, ...]) -> list[str]:
-    """The index's words `word` could shorten, by letters alone, the most used first."""
+def _shortened(s, word: str, stems: tuple[str, ...]) -> list[tuple[str, bool]]:
+    """The index's words `word` could shorten, by letters alone, the most used first: (word, whether
+    `word` or one of its `stems` is a prefix of it)."""
     numeronym = _NUMERONYM.fullmatch(word)
     found = []
     for raw in s.reader().expand_prefix("body", word[0]):
@@ -104,12 +106,12 @@ def _shortened(s, word: str, stems: tuple[str, ...]) -> list[str]:
         if term == word or not term.isalpha():
             continue
         if any(len(w) >= MIN_PREFIX and term.startswith(w) and len(term) > len(w) + 2 for w in (word, *stems)):
-            found.append(term)
+            found.append((term, True))
         elif numeronym and int(numeronym[2]) <= len(term) <= int(numeronym[2]) + 2:
-            found.append(term)  # a stem may have lost the last letter ("kubernet"): the length decides
+            found.append((term, False))  # a stem may have lost the last letter ("kubernet"): the length decides
         elif word.isalpha() and len(word) <= 4 and len(term) >= len(word) + 3 and _inside(word, term):
-            found.append(term)
-    return sorted(found, key=lambda t: -memory_df(s, t))
+            found.append((term, False))
+    return sorted(found, key=lambda tp: -memory_df(s, tp[0]))
 
 
 def _inside(word: str, term: str) -> bool:
