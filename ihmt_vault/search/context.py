@@ -36,13 +36,14 @@ SEQ_SHARE = 0.5  # of a folder neighbour's share, to the vault-wide one, which l
 SEQ_LIMIT = 200_000  # the vault's saves kept per segment, at most
 
 
-def neighbours(s, items: list[Scored], top: int = TOP) -> dict[int, list[tuple[int, float]]]:
+def neighbours(s, items: list[Scored], top: int = TOP) -> dict[int, list[tuple[int, float, bool]]]:
     """The neighbours (document numbers) of each of the first `top` items, by the item's position:
     the live memories saved just before and just after it within `SITTING`, in its folder (the
     `order` terms sort as the memories were saved, folder by folder) and in the whole vault (the
-    `seq` terms): the turn before may have been filed elsewhere. Each with the share of the lent
-    score it gets (1 in the folder, `SEQ_SHARE` in the vault)."""
-    out: dict[int, list[tuple[int, float]]] = {}
+    `seq` terms): the turn before may have been filed elsewhere. Each as (document, the share of
+    the lent score it gets, whether it may join the candidates): (d, 1, True) in the folder,
+    (d, `SEQ_SHARE`, False) elsewhere in the vault."""
+    out: dict[int, list[tuple[int, float, bool]]] = {}
     for i, x in enumerate(items[:top]):
         key = order_key(x.data.get("folder") or "", x.data.get("created"), x.data.get("id") or "")
         t = saved_at(x.data.get("created")) if key else None
@@ -50,14 +51,17 @@ def neighbours(s, items: list[Scored], top: int = TOP) -> dict[int, list[tuple[i
             continue
         folder = key.split(SEP)[0] + SEP
         seq = key[len(folder) :]
-        found: dict[int, float] = {}
-        for field, prefix, own, weight in (("order", folder, key, 1.0), ("seq", "", seq, SEQ_SHARE)):
+        found: dict[int, tuple[int, float, bool]] = {}
+        for field, prefix, own, weight, joins in (
+            ("order", folder, key, 1.0, True),
+            ("seq", "", seq, SEQ_SHARE, False),
+        ):
             lo, hi = prefix + stamp(t - SITTING), prefix + stamp(t + SITTING) + SEP + "\uffff"
             for d in _walk(s, field, prefix, lo, own, hi) or ():
                 if d is not None and d not in found:
-                    found[d] = weight
+                    found[d] = (d, weight, joins)
         if found:
-            out[i] = list(found.items())
+            out[i] = list(found.values())
     return out
 
 
@@ -127,8 +131,8 @@ def with_context(
     lent: dict[int, tuple[float, Scored]] = {}
     for i, near in neighbours(s, items, top).items():
         x = items[i]
-        for d, weight in near:
-            if weight < 1.0 and d not in by_doc:
+        for d, weight, joins in near:
+            if not joins and d not in by_doc:
                 continue  # the vault's neighbour lifts a candidate; only the folder's brings one in
             if d not in lent or lent[d][0] < share * weight * x.score:
                 lent[d] = (share * weight * x.score, x)
