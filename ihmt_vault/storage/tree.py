@@ -550,6 +550,10 @@ TYPE_FOLDERS = {
 }
 
 
+def _best_first(scored: list[tuple[float, str]]) -> list[tuple[float, str]]:
+    return sorted(((round(score, 6), k) for score, k in scored), key=lambda sk: (-sk[0], sk[1]))
+
+
 class Placer:
     """Descends the tree to the folder that best fits a memory's keywords (DESIGN.md, placement).
 
@@ -621,11 +625,15 @@ class Placer:
             return 1.0
         return max(0.0, math.log(n / held) / math.log(COMMON))
 
-    def ranked(self, folder: str, kws: list[str], veto: bool = True) -> list[tuple[float, str]]:
-        """The folder's subfolders by how well they fit the keywords, best first. A keyword that
+    def ranked(self, folder: str, kws: list[str]) -> list[tuple[float, str]]:
+        """The folder's subfolders by how well they fit the keywords, best first, the meaning's veto
+        applied (`_vetoed`)."""
+        return _best_first(self._vetoed(self._fits(folder, kws)))
+
+    def _fits(self, folder: str, kws: list[str]) -> list[tuple[float, str]]:
+        """How well each of the folder's subfolders fits the keywords, by the words. A keyword that
         many siblings share is weak evidence, and so is one a large share of the whole vault's
-        memories hold (`commonness`); one in a folder's name is strong. `veto`: the meaning's
-        (`_vetoed`) applied."""
+        memories hold (`commonness`); one in a folder's name is strong."""
         kids = [k for k in self._kids(folder) if k not in (ARCHIVE, INBOX)]
         infos = {k: self._info(k) for k in kids}
         words = {
@@ -646,13 +654,14 @@ class Placer:
                     idf = math.log(1 + total / df[w]) / math.log(1 + total) if total > 1 else 1.0
                     score += (1.0 if rank < 3 else 0.6) * idf * (2 if w in name else 1) * self.commonness(w)
             out.append((score, k))
-        if veto and any(score > 0 for score, _k in out):
-            out = self._vetoed(out)
-        return sorted(((round(score, 6), k) for score, k in out), key=lambda sk: (-sk[0], sk[1]))
+        return out
 
     def _vetoed(self, scored: list[tuple[float, str]]) -> list[tuple[float, str]]:
         """The words' scores less `MEANING_VETO` per unit of cosine a folder's memories stand below
-        its siblings' (on average) from the memory being placed: the words fit, the meaning does not."""
+        its siblings' (on average) from the memory being placed: the words fit, the meaning does not.
+        Where the words fit nothing there is nothing to veto (and the model is not asked)."""
+        if not any(score > 0 for score, _k in scored):
+            return scored
         if self.closeness is None:
             self.closeness = self.near(self.text) if self.text else {}
         near = {k: self.closeness[k] for _score, k in scored if k in self.closeness}
@@ -677,9 +686,11 @@ class Placer:
         memory by itself."""
         self.text, self.closeness = text, None
         folder = ""
-        self.last = self.ranked("", kws, veto=False)  # the runners-up a save names are the words'
+        fits = self._fits("", kws)
+        self.last = _best_first(fits)  # the runners-up a save names are the words'
+        top = _best_first(self._vetoed(fits))
         while depth(folder) < self.max_depth:
-            scored = self.ranked(folder, kws)
+            scored = self.ranked(folder, kws) if folder else top
             if scored and scored[0][0] >= strong:
                 folder = scored[0][1]
                 continue
