@@ -67,10 +67,8 @@ class Engine:
         self.gate = roles.Gate(self.repo)
         self._index = None
         self._recalls: Recalls | None = None
-        self._after_running = False
-        self._warned: set[str] = (
-            set()
-        )  # why an optional part is off, once said  # an `after_commit` reaction's own commits raise no new event
+        self._after_running = False  # an `after_commit` reaction's own commits raise no new event
+        self._warned: set[str] = set()  # why an optional part is off, once said
         self._last_refresh = float("-inf")
         self._seen_head = ""  # HEAD at the last refresh: another process's commit triggers a new one
         self._summaries_read: dict[str, tuple[tuple[int, int, int], dict]] = {}  # folder → (file version, front matter)

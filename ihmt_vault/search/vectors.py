@@ -142,10 +142,13 @@ class VectorIndex:
         gone = set(deletes) | {d.key for d in docs}
         keep = np.array([k not in gone for k in self._keys], dtype=bool)
         self._keys = [k for k, kept in zip(self._keys, keep) if kept] + [d.key for d in docs]
-        add = lambda old, new: np.concatenate([old[keep], np.array(new, dtype=object)])  # noqa: E731
-        self._kinds = add(self._kinds, [d.kind for d in docs])
-        self._folders = add(self._folders, [d.folder for d in docs])
-        self._scopes = add(self._scopes, [scope_of(d) for d in docs])
+
+        def kept_and(column: Any, new: list[str]) -> Any:
+            return np.concatenate([column[keep], np.array(new, dtype=object)])
+
+        self._kinds = kept_and(self._kinds, [d.kind for d in docs])
+        self._folders = kept_and(self._folders, [d.folder for d in docs])
+        self._scopes = kept_and(self._scopes, [scope_of(d) for d in docs])
         rows = np.asarray(vecs, dtype=np.float32).reshape(len(docs), -1) if docs else None
         if rows is not None and self._matrix.shape[1] != rows.shape[1]:
             self._matrix = None  # the first rows of an empty table: read them as stored

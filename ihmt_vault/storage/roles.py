@@ -283,7 +283,10 @@ class Gate:
         """The roles read once for the span of one operation (which holds the vault's lock): its
         thousands of writes are judged by the roles as HEAD had them when it began."""
         self._held = False
-        self.roles()
+        try:
+            self.roles()
+        except BrokenFile:
+            pass  # kept, and raised by the operation's first write, as without `held`
         self._held = True
         try:
             yield
@@ -292,7 +295,7 @@ class Gate:
 
     def roles(self) -> Roles:
         head = self._head if self._held else self.repo.head_fast()
-        if head != self._head or self._head is None:
+        if head != self._head:
             try:
                 self._roles = parse(self.repo.show("HEAD", ROLES_PATH) if head else None)
             except BrokenFile as err:
