@@ -118,3 +118,32 @@ def test_a_memory_forgotten_after_a_search_is_not_found_by_its_meaning_in_the_sa
     v.memories.forget(laptop.id)
     assert laptop.id not in [h.id for h in v.search("buying a computer").hits]
     v.close()
+
+
+def _doc(key: str, title: str, folder: str = "work"):
+    from ihmt_vault.search import Doc
+
+    return Doc(key=key, kind="memory", path=f"{folder}/{key}.md", folder=folder, depth=1, title=title, body=title)
+
+
+def test_the_vectors_a_process_keeps_after_its_own_writes_are_the_ones_stored(tmp_path):
+    from ihmt_vault.plugins.semantic import WordLlamaEmbedder
+    from ihmt_vault.search.vectors import VectorIndex
+
+    first = [_doc(f"m{i}", f"Note {i} about the nightly backup job.") for i in range(3)]
+    later = [_doc(f"n{i}", f"Our rowing club meets on the river, week {i}.", "life") for i in range(80)]
+    kept = VectorIndex(tmp_path, WordLlamaEmbedder())
+    kept.rebuild(first, "g1")
+    kept.nearest("backup")  # loaded: the writes below follow it row by row, past its first capacity
+    kept.apply(later, [], "g2")
+    kept.apply([_doc("m1", "The espresso machine on floor two is broken.")], ["m0", "n5"], "g3")
+    fresh = VectorIndex(tmp_path, WordLlamaEmbedder())
+
+    def top(v, question):
+        return [(key, round(cos, 5)) for key, cos, _z in v.nearest(question, k=5)]
+
+    for question in ("coffee machine broken", "boat sport on the river", "backup job"):
+        assert top(kept, question) == top(fresh, question)
+    assert kept.nearest("coffee machine broken", k=1)[0][0] == "m1"
+    assert {"m0", "n5"}.isdisjoint(key for key, _cos, _z in kept.nearest("backup job rowing river", k=100))
+    assert kept.folders_near("boat sport").keys() == fresh.folders_near("boat sport").keys() == {"work", "life"}

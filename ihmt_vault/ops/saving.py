@@ -247,8 +247,9 @@ def save_items(
         tx.trailers += [("Memory-Op", "import"), ("Memory-Count", str(len(created)))]
         tx.trailers += [("Memory-Id", m.id) for m in created]
         Gardener(tx, e).split_crowded({m.folder for m in created})  # the batch, clustered once
-    path_of = {m.id: m.path for m, _ in tx.known.values()}
-    made = {n: (m if path_of.get(m.id) == m.path else e.get(m.id)) for (n, _), m in zip(todo, created)}
+    # what the transaction wrote and still knows, at its final place (re-filed, not re-read)
+    known = {m.id: m for m, _ in tx.known.values()}
+    made = {n: known[m.id] if m.id in known else e.get(m.id) for (n, _), m in zip(todo, created)}
     out = []
     for n in range(len(kept)):
         ref = same.get(n, n)

@@ -34,24 +34,24 @@ from .settings import SearchSettings
 from .vectors import Embedder, VectorIndex
 
 STATE_FILE = "ihmt-state.json"
-SMALL_SEGMENTS = 12  # small segments (beside the largest) a commit leaves at most
+SMALL_SEGMENTS = 16  # small segments (beside the largest) a save's commit adds before any is merged
 TIER = 3  # small segments of one size tier (documents, in powers of 4) before that tier is merged
 ARCHIVE_MARGIN = 0.15  # how much more of the question an archived answer must hold to replace a live one
 
 
 def segment_policy(writer, segments):
-    """Whoosh's merge policy for our commits, which never merges the largest segment: merging it
-    is what cost a save hundreds of milliseconds at 5,000 memories. A query costs a pass per
-    segment, so the small ones (one per single save) are merged in tiers: `TIER` segments of about
-    the same size become one of the next size (log-structured, each document merged O(log n)
-    times), and beyond `SMALL_SEGMENTS` all the small ones become one. `SearchIndex.optimize`, which
-    long-lived processes call when idle, merges everything into one segment.
+    """Whoosh's merge policy for a save's commit. A commit adds one small segment and, until there are
+    more than `SMALL_SEGMENTS` of them, merges nothing: merging was most of a save's cost, and an
+    idle process merges them anyway (`SearchIndex.optimize`). Past that, the small ones are merged
+    in tiers — more than `TIER` segments of about the same size become one of the next size, so each
+    document is merged O(log n) times — and, if still too many, all into one. The largest segment
+    is never merged here: that is what cost a save hundreds of milliseconds at 5,000 memories.
     Returns the segments kept as they are (the merged ones are added to the writer)."""
     import math
 
     from whoosh.reading import SegmentReader
 
-    if len(segments) <= 1:
+    if len(segments) <= SMALL_SEGMENTS + 1:
         return list(segments)
     big = max(segments, key=lambda x: x.doc_count_all())
     small = [x for x in segments if x is not big]

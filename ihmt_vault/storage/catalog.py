@@ -17,7 +17,7 @@ from pathlib import Path
 from .notes import Memory, digest_of
 from .timeline import Fact, slot
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 _COLUMNS = (
     "path",
     "id",
@@ -87,7 +87,7 @@ class Catalog:
         if version != SCHEMA_VERSION:
             self.db.executescript(
                 "DROP TABLE IF EXISTS memories; DROP TABLE IF EXISTS meta; "
-                "DROP TABLE IF EXISTS facts; DROP TABLE IF EXISTS dirs;"
+                "DROP TABLE IF EXISTS facts; DROP TABLE IF EXISTS dirs; DROP TABLE IF EXISTS words;"
             )
         self.db.executescript(f"""
             CREATE TABLE IF NOT EXISTS memories (
@@ -98,6 +98,10 @@ class Catalog:
             CREATE INDEX IF NOT EXISTS memories_id ON memories(id);
             CREATE INDEX IF NOT EXISTS memories_digest ON memories(digest);
             CREATE INDEX IF NOT EXISTS memories_folder ON memories(folder);
+            CREATE INDEX IF NOT EXISTS memories_title ON memories(lower(title));
+            CREATE TABLE IF NOT EXISTS words (word TEXT, path TEXT);
+            CREATE INDEX IF NOT EXISTS words_word ON words(word);
+            CREATE INDEX IF NOT EXISTS words_path ON words(path);
             CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
             CREATE TABLE IF NOT EXISTS facts (
                 path TEXT, subject TEXT, attribute TEXT, value TEXT, slot_subject TEXT, slot_attribute TEXT,
@@ -150,17 +154,21 @@ class Catalog:
             "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?)",
             [(memory.path, f.subject, f.attribute, f.value, *slot(f)) for f in facts],
         )
+        self.db.execute("DELETE FROM words WHERE path = ?", (memory.path,))
+        self.db.executemany("INSERT INTO words VALUES (?, ?)", [(w, memory.path) for w in set(keywords)])
         self._count(memory.path, +1)
 
     def delete(self, path: str):
         self._count(path, -1)
         self.db.execute("DELETE FROM memories WHERE path = ?", (path,))
         self.db.execute("DELETE FROM facts WHERE path = ?", (path,))
+        self.db.execute("DELETE FROM words WHERE path = ?", (path,))
 
     def clear(self):
         self.forget_counts()
         self.db.execute("DELETE FROM memories")
         self.db.execute("DELETE FROM facts")
+        self.db.execute("DELETE FROM words")
 
     # -- keyword counts ---------------------------------------------------------------------------
     def keyword_holders(self) -> tuple[Counter, int]:
@@ -294,10 +302,12 @@ class Catalog:
         return self.db.execute(f"SELECT count(*) FROM memories {where}", args).fetchone()[0]
 
     def holding(self, word: str, limit: int) -> list[Row]:
-        """The newest live memories whose keywords hold `word` (at most `limit`)."""
-        pattern = f"%{json.dumps(word, ensure_ascii=False)}%"  # as `upsert` writes the keywords: a JSON list
+        """The newest live memories whose keywords hold `word` (at most `limit`), by the keyword
+        table (a LIKE over every row's keywords cost a save ~25 ms at 50,000)."""
         return self._rows(
-            "WHERE status != 'archived' AND keywords LIKE ?", (pattern,), f"{self._NEWEST} LIMIT {int(limit)}"
+            "WHERE status != 'archived' AND path IN (SELECT path FROM words WHERE word = ?)",
+            (word,),
+            f"{self._NEWEST} LIMIT {int(limit)}",
         )
 
     def folder_sizes(self) -> dict[str, int]:
