@@ -15,7 +15,10 @@ scikit-learn's defaults compute) with the same number of clusters as the tree ha
 computed in the same run, and the one-folder clustering. Shape and naming: share of one-word folder
 names, folders named by a stop or filler word, share of folder names matching as a word (plural
 folded) the section most of their memories come from, largest folder against 3x the branch factor,
-largest top folder's share of the vault, titles ending with "…". Results go to
+largest top folder's share of the vault, titles ending with "…". Names against a baseline namer:
+how often a leaf's name (and its path) matches its section, over all leaves and over those whose
+memories use their section's word, beside each k-means cluster named by its centroid's top TF-IDF
+term. Results go to
 `bench/results/organisation.json`.
 """
 
@@ -210,6 +213,45 @@ def _prefixes(folder: str):
     return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
+def naming(clusters: list[str], name_of: dict[str, str], labels: list[str], texts: list[str]) -> dict:
+    """How often a cluster's name matches (a shared word, plural folded) the section most of its
+    members come from: over every cluster, and over those whose memories use their section's word
+    (at least half of the members' texts hold a word of the section's name: the only clusters a
+    namer that reads the memories can name after their section)."""
+    members: dict[str, list[int]] = defaultdict(list)
+    for i, c in enumerate(clusters):
+        if c and c != "inbox":
+            members[c].append(i)
+    matched = by_path = usable = usable_matched = usable_by_path = 0
+    for c, idx in members.items():
+        section = words(Counter(labels[i] for i in idx).most_common(1)[0][0].rpartition("/")[2].replace("-", " "))
+        name = name_of.get(c, "")  # a folder's path: its own name is the last part
+        hit = bool(words(name.rpartition("/")[2].replace("-", " ")) & section)
+        on_path = bool(words(name.replace("/", " ").replace("-", " ")) & section)
+        matched += hit
+        by_path += on_path
+        if 2 * sum(bool(words(texts[i]) & section) for i in idx) >= len(idx):
+            usable += 1
+            usable_matched += hit
+            usable_by_path += on_path
+    return {
+        "clusters": len(members),
+        "matching": round(matched / max(1, len(members)), 3),
+        "matching_by_path": round(by_path / max(1, len(members)), 3),
+        "using_section_word": usable,
+        "matching_of_those": round(usable_matched / max(1, usable), 3),
+        "matching_of_those_by_path": round(usable_by_path / max(1, usable), 3),
+    }
+
+
+def centroid_names(vecs: list[dict[str, float]], assign: list[int]) -> dict[str, str]:
+    """The baseline namer: each k-means cluster named by its centroid's top TF-IDF term."""
+    sums: dict[int, Counter] = defaultdict(Counter)
+    for v, a in zip(vecs, assign):
+        sums[a].update(v)
+    return {str(a): max(sorted(c), key=lambda w: c[w]) for a, c in sums.items() if c}
+
+
 def run(rows: list[dict], mode: str, seed: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         v = Vault.init(Path(tmp) / "v")
@@ -236,9 +278,16 @@ def run(rows: list[dict], mode: str, seed: int) -> dict:
     labels = [r["label"] for r in rows]
     groups = [r["label"].split("/")[0] for r in rows]
     k = out["shape"]["leaf_folders"]
-    assign = [str(a) for a in kmeans(tfidf([r["text"] for r in rows]), k)]
+    texts = [r["text"] for r in rows]
+    vecs = tfidf(texts)
+    clusters = kmeans(vecs, k)
+    assign = [str(a) for a in clusters]
     out["tree"] = {"section": scores(folders, labels), "group": scores(folders, groups)}
     out["kmeans"] = {"k": k, "section": scores(assign, labels), "group": scores(assign, groups)}
+    out["naming"] = {
+        "tree": naming(folders, {f: f for f in set(folders)}, labels, texts),
+        "kmeans_centroid_term": naming(assign, centroid_names(vecs, clusters), labels, texts),
+    }
     out["one_folder"] = {"section": scores(["x"] * len(rows), labels)}
     return out
 
@@ -284,6 +333,14 @@ def main():
         print(
             f"  largest folder {s['largest_folder']}, over 3x bf {s['over_3x_branch_factor']}, largest top "
             f"{s['largest_top']} {s['largest_top_share']}, titles ending … {s['titles_ending_ellipsis']}"
+        )
+        nt, nk = r["naming"]["tree"], r["naming"]["kmeans_centroid_term"]
+        print(
+            f"  names matching their section: tree {nt['matching']} of {nt['clusters']} leaves (by path "
+            f"{nt['matching_by_path']}), {nt['matching_of_those']} of the {nt['using_section_word']} whose memories"
+            f" use the section's word (by path {nt['matching_of_those_by_path']})"
+            f" | k-means centroid term {nk['matching']} of {nk['clusters']}, {nk['matching_of_those']} of "
+            f"{nk['using_section_word']}"
         )
         print(f"  names: {', '.join(s['names'])}")
     subs = []

@@ -396,8 +396,9 @@ class Engine:
         self.catalog.set_meta("generation", generation)
         return generation
 
-    def rebuild_caches(self, progress: Progress | None = None) -> int:
-        """Refill the catalog and the search index from the files; returns the number of memories."""
+    def rebuild_caches(self, progress: Progress | None = None, index: bool = True) -> int:
+        """Refill the catalog and (unless not `index`) the search index from the files; returns the
+        number of memories. An index left behind is rebuilt by the next refresh (its generation is old)."""
         dirs: dict[str, int] = {}
         paths = sorted(self.layout.scan(dirs=dirs))
         with self.catalog.transaction():
@@ -408,10 +409,14 @@ class Engine:
                 if progress:
                     progress(i + 1, len(paths))
             generation = self._bump_generation()
-        self.rebuild_index(generation)
+        if index:
+            self.rebuild_index(generation)
         return len(paths)
 
-    def rebuild_index(self, generation: str) -> None:
+    def rebuild_index(self, generation: str | None = None) -> None:
+        """Refill the search index from the catalog (recording `generation`, by default the catalog's)."""
+        generation = generation or str(self.catalog.meta("generation") or 0)
+
         def docs():
             for m in self.iter_memories(row.path for row in self.catalog.all()):
                 yield memory_doc(m)

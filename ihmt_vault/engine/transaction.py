@@ -61,7 +61,7 @@ class Host(Protocol):
     def render_folder(self, folder: str, description: str | None = None) -> str | None: ...
     def recatalog(self, changed: Iterable[str], deleted: Iterable[str], known: dict | None = None) -> Recatalogued: ...
     def reindex(self, r: Recatalogued, summaries: set[str]) -> None: ...
-    def rebuild_caches(self, progress: Callable[[int, int], None] | None = None) -> int: ...
+    def rebuild_index(self, generation: str | None = None) -> None: ...
 
 
 class Transaction:
@@ -78,7 +78,9 @@ class Transaction:
         self.checked: set[str] = set()  # those taken in (a person's edit, ...) whose writer's role allows them
         self.folders: set[str] = set()  # folders whose summaries must be regenerated
         self.summaries_written: list[str] = []
-        self.reindex_all = False
+        self.reindex_all = (
+            False  # the operation refilled the catalog (a rebuild): the index is rebuilt after the commit
+        )
         self.commit: str | None = None
         self.merge_parent: str | None = None  # a sync merge: the other side's commit, a second parent
         self.body = ""  # the commit message's body (between subject and trailers)
@@ -267,8 +269,8 @@ class Transaction:
             if not self.reindex_all:
                 rewritten = {tree.folder_of(p) for p in self.summaries_written}  # unchanged ones stay as indexed
                 e.reindex(catalogued, rewritten)
-            else:
-                e.rebuild_caches()
+            else:  # the catalog was refilled by the operation (a rebuild): the index follows it
+                e.rebuild_index()
         except Exception:  # the index is a cache: its failure must not fail an operation already committed
             e.index.invalidate()  # the next search or refresh rebuilds it
         e.journal.clear()
