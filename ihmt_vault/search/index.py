@@ -33,28 +33,6 @@ from .result import AMBIGUOUS, NOT_FOUND, SearchResult, estimate_tokens
 from .settings import SearchSettings
 from .vectors import Embedder, VectorIndex
 
-
-def _remember_missing_columns() -> None:
-    """Whoosh's per-document reader caches a field's length column once found, but not its absence:
-    for a field without lengths (ids, keywords) it asks the file system again for every posting of
-    a segment being written or merged — a quarter of an index rebuild. A segment's files never
-    change, so the absence is remembered too."""
-    from whoosh.codec.whoosh3 import W3PerDocReader
-
-    found = W3PerDocReader._cached_reader
-
-    def cached_reader(self, fieldname, column):
-        if fieldname in self._readers:
-            return self._readers[fieldname]
-        reader = found(self, fieldname, column)
-        self._readers[fieldname] = reader  # None too: the column is not there
-        return reader
-
-    W3PerDocReader._cached_reader = cached_reader
-
-
-_remember_missing_columns()
-
 STATE_FILE = "ihmt-state.json"
 SMALL_SEGMENTS = 10  # small segments (beside the largest) a save's commit adds before any is merged
 TIER = 3  # small segments of one size tier (documents, in powers of 4) before that tier is merged
