@@ -587,6 +587,18 @@ def test_garden_drops_the_empty_link_of_a_chain_of_folders_holding_nothing_but_o
     v.close()
 
 
+def test_a_moved_folders_record_names_the_moved_folder_as_its_subfolders_origin():
+    from ihmt_vault.ops.gardener import rebased
+
+    made = {"tools": "inbox", "tools/testing": "tools", "tools/testing/pytest": "tools/testing", "cache": "inbox"}
+    assert rebased(made, "tools/testing", "testing") == {
+        "tools": "inbox",
+        "testing": "tools",
+        "testing/pytest": "testing",
+        "cache": "inbox",
+    }
+
+
 def test_garden_never_shortens_a_chain_through_a_memory_a_person_placed(tmp_path):
     v = _chain(tmp_path, placed=False)
     v.garden()

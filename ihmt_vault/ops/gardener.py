@@ -25,6 +25,17 @@ from ..storage.notes import Memory, placed_by_gardener
 OVERFLOW = 2  # branch factors of memories the inbox keeps after a split; the rest goes where placement points
 
 
+def rebased(made: dict[str, str], old: str, new: str) -> dict[str, str]:
+    """The record of made folders ({folder: the folder it was split from}) after `old` and everything
+    under it moved to `new`: both the folders and the origins they name (a subfolder split from
+    `old` now comes from `new`, not from a folder that is gone)."""
+
+    def moved(f: str) -> str:
+        return new + f[len(old) :] if f == old or f.startswith(old + "/") else f
+
+    return {moved(k): moved(v) for k, v in made.items()}
+
+
 class Gardener:
     """The gardener's moves, made through one transaction."""
 
@@ -146,12 +157,7 @@ class Gardener:
                     continue  # a memory a person placed there stays where they put it
                 for folder in self._folders_under(sub):
                     moves += self._refile_all(folder, name + folder[len(sub) :])
-                made = {
-                    (name + k[len(sub) :] if k == sub or k.startswith(sub + "/") else k): (
-                        name + v[len(sub) :] if v.startswith(sub + "/") else v
-                    )
-                    for k, v in made.items()
-                }
+                made = rebased(made, sub, name)
         if moves:
             self.record_made(made)
         return moves
@@ -177,13 +183,7 @@ class Gardener:
                     break  # a memory a person placed there stays where they put it
                 for f in under:
                     moves += self._refile_all(f, folder + f[len(sub) :])
-                made = {
-                    (folder + k[len(sub) :] if k == sub or k.startswith(sub + "/") else k): (
-                        folder + v[len(sub) :] if v == sub or v.startswith(sub + "/") else v
-                    )
-                    for k, v in made.items()
-                    if k != sub
-                }
+                made = rebased({k: v for k, v in made.items() if k != sub}, sub, folder)
         if moves:
             self.record_made(made)
         return moves
