@@ -78,9 +78,8 @@ class Transaction:
         self.checked: set[str] = set()  # those taken in (a person's edit, ...) whose writer's role allows them
         self.folders: set[str] = set()  # folders whose summaries must be regenerated
         self.summaries_written: list[str] = []
-        self.reindex_all = (
-            False  # the operation refilled the catalog (a rebuild): the index is rebuilt after the commit
-        )
+        # the operation refilled the catalog (a rebuild): the index is rebuilt after the commit
+        self.reindex_all = False
         self.commit: str | None = None
         self.merge_parent: str | None = None  # a sync merge: the other side's commit, a second parent
         self.body = ""  # the commit message's body (between subject and trailers)

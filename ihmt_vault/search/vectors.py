@@ -164,7 +164,6 @@ class VectorIndex:
                 i = self._row[d.key] = self._n
                 self._n += 1
                 self._keys.append(d.key)
-            self._keys[i] = d.key
             self._buf[i] = vec
             self._kbuf[i], self._fbuf[i], self._sbuf[i] = d.kind, d.folder, scope_of(d)
         self._views()
