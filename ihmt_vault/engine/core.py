@@ -396,9 +396,15 @@ class Engine:
         self.catalog.set_meta("generation", generation)
         return generation
 
-    def rebuild_caches(self, progress: Progress | None = None, index: bool = True) -> int:
-        """Refill the catalog and (unless not `index`) the search index from the files; returns the
-        number of memories. An index left behind is rebuilt by the next refresh (its generation is old)."""
+    def rebuild_caches(self, progress: Progress | None = None) -> int:
+        """Refill the catalog and the search index from the files; returns the number of memories."""
+        count = self.refill_catalog(progress)
+        self.rebuild_index()
+        return count
+
+    def refill_catalog(self, progress: Progress | None = None) -> int:
+        """Refill the catalog from the files, the search index left behind (`rebuild_index` follows,
+        or the next refresh: its generation is old); returns the number of memories."""
         dirs: dict[str, int] = {}
         paths = sorted(self.layout.scan(dirs=dirs))
         with self.catalog.transaction():
@@ -408,9 +414,7 @@ class Engine:
                 self.catalog_file(rel)
                 if progress:
                     progress(i + 1, len(paths))
-            generation = self._bump_generation()
-        if index:
-            self.rebuild_index(generation)
+            self._bump_generation()
         return len(paths)
 
     def rebuild_index(self, generation: str | None = None) -> None:

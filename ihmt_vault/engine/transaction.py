@@ -268,7 +268,7 @@ class Transaction:
             if not self.reindex_all:
                 rewritten = {tree.folder_of(p) for p in self.summaries_written}  # unchanged ones stay as indexed
                 e.reindex(catalogued, rewritten)
-            else:  # the catalog was refilled by the operation (a rebuild): the index follows it
+            else:
                 e.rebuild_index()
         except Exception:  # the index is a cache: its failure must not fail an operation already committed
             e.index.invalidate()  # the next search or refresh rebuilds it

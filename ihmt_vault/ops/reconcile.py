@@ -42,7 +42,7 @@ def reconcile(e: Engine, paths: Iterable[str] | None = None, agent: str = "watch
 
 def rebuild(e: Engine, progress: Progress | None = None) -> RebuildReport:
     with e.transaction("edit", "rebuild: regenerate summaries", [("Memory-Op", "edit")]) as tx:
-        count = e.rebuild_caches(progress, index=False)  # the summaries are rendered from the catalog ...
+        count = e.refill_catalog(progress)  # the summaries are rendered from the catalog ...
         tx.folders.update(e.layout.all_folders())
         tx.reindex_all = True  # ... and the index is built once, after them
     return RebuildReport(count, len(tx.summaries_written), tx.commit)
